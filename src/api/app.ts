@@ -1,0 +1,88 @@
+// Builds the Koa façade from route definitions. Every route gets the same pipeline:
+// request id → error body → auth → validation → handler.
+import Koa from 'koa';
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import type { ApiDeps } from './deps.js';
+import type { JsonSchema, RouteDefinition, RouteState } from './route.js';
+import { ApiKeyAuthenticator } from './auth.js';
+import { HttpError, errorBody } from './http-error.js';
+import { readJsonBody } from './body.js';
+import { compileSchema, describeErrors } from './validation.js';
+import { buildOpenApiDocument } from './openapi.js';
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  routes: RouteDefinition[];
+  /** Answers /readyz: true once controllers have synced and the node agent runs. */
+  isReady?: () => boolean;
+}
+
+export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
+  const app = new Koa<RouteState>();
+  app.proxy = false;
+  const auth = new ApiKeyAuthenticator(deps.settings.apiKeys);
+  const router = new Router<RouteState>();
+
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = randomUUID();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpError(404, `No route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      const known = err instanceof HttpError;
+      const status = known ? err.status : 500;
+      if (!known) deps.log.error({ err, path: ctx.path, requestId: ctx.state.requestId }, 'unhandled error');
+      const message = known ? err.message : `Internal error (request ${ctx.state.requestId}); the server log has details`;
+      ctx.status = status;
+      ctx.body = errorBody(status, message, known ? err.extra : {});
+    }
+  });
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', (ctx) => {
+    const ready = options.isReady?.() ?? true;
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'starting' };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+  const openapi = buildOpenApiDocument(options.routes);
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = openapi;
+  });
+
+  for (const route of options.routes) {
+    router[route.method](route.path, async (ctx) => {
+      if (route.auth !== false) ctx.state.project = auth.projectFor(ctx.headers);
+      const params = { ...ctx.params } as Record<string, unknown>;
+      const query = { ...ctx.query } as Record<string, unknown>;
+      validate('path', route.request?.params, params);
+      validate('query', route.request?.query, query);
+      let body: unknown;
+      if (route.request?.body) {
+        body = await readJsonBody(ctx, route.request.bodyLimit ?? DEFAULT_BODY_LIMIT);
+        if (body === undefined) body = {};
+        validate('body', route.request.body, body);
+      }
+      await route.handle(ctx, { params, query, body }, deps);
+    });
+  }
+
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new HttpError(405, 'Method not allowed on this path') }));
+  return app;
+}
+
+function validate(where: string, schema: JsonSchema | undefined, value: unknown): void {
+  if (!schema) return;
+  const fn = compileSchema(schema);
+  if (!fn(value)) throw new HttpError(400, `Invalid request: ${describeErrors(where, fn.errors)}`);
+}

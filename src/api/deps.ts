@@ -1,0 +1,12 @@
+import type { ClusterPort } from '../cluster/port.js';
+import type { Settings } from '../config/settings.js';
+import type { Logger } from '../config/logger.js';
+import type { Metrics } from '../config/metrics.js';
+
+/** What every route handler may use. Feature services are built from these by the feature folders. */
+export interface ApiDeps {
+  settings: Settings;
+  cluster: ClusterPort;
+  log: Logger;
+  metrics: Metrics;
+}

@@ -1,0 +1,33 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import * as addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from './route.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
+
+/** One ajv instance for request validation: coerces query strings, collects every error. */
+export const requestAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+addFormats(requestAjv);
+
+const cache = new WeakMap<object, ValidateFunction>();
+
+export function compileSchema(schema: JsonSchema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = requestAjv.compile(schema);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+/** Turns ajv errors into one sentence a caller can act on: `body.timeout must be >= 60`. */
+export function describeErrors(where: string, errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .map((e) => {
+      const path = (where + e.instancePath.replace(/\//g, '.')).replace(/^\./, '');
+      if (e.keyword === 'additionalProperties') return `${path} has unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+      if (e.keyword === 'required') return `${path ? path + '.' : ''}${(e.params as { missingProperty: string }).missingProperty} is required`;
+      return `${path || 'value'} ${e.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,41 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The service's Prometheus metrics, one registry per process (tests start several apps). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly invocations = new Counter({
+    name: 'browserfn_invocations_total',
+    help: 'Invocations that reached a terminal status, by status',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  readonly invocationDuration = new Histogram({
+    name: 'browserfn_invocation_duration_seconds',
+    help: 'From invoke to a terminal status',
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
+    registers: [this.registry],
+  });
+  readonly buildDuration = new Histogram({
+    name: 'browserfn_build_duration_seconds',
+    help: 'From upload to a terminal build status',
+    labelNames: ['status'] as const,
+    buckets: [1, 2, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'browserfn_workqueue_depth',
+    help: 'Items waiting in a controller work queue',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+  readonly fetches = new Counter({
+    name: 'browserfn_fetch_requests_total',
+    help: 'Fetch requests by format and outcome status code',
+    labelNames: ['format', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'browserfn_process_' });
+  }
+}

@@ -1,0 +1,104 @@
+// Process-wide settings, read once from flags and BROWSERFN_* environment variables.
+// Feature folders (fetch, secrets) read their own BROWSERFN_<FEATURE>_* variables next to their code.
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+export interface ApiKeyBinding {
+  key: string;
+  /** The project (namespace) the key reaches. */
+  project: string;
+}
+
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  apiKeys: ApiKeyBinding[];
+  /** Whether the single key was generated on this start (so `serve` prints it). */
+  generatedApiKey: boolean;
+  /** Invocations running at once on this node; more wait as PENDING. */
+  maxConcurrentInvocations: number;
+  /** Builds running at once. */
+  maxConcurrentBuilds: number;
+  chromiumPath: string;
+  /** The URL pods use to report to the control plane (defaults to the façade's own address). */
+  controlUrl?: string;
+  /** Secret used to sign per-pod report tokens; generated once and kept in the data dir. */
+  podTokenSecret: string;
+}
+
+export interface SettingsInput {
+  host?: string;
+  port?: number;
+  dataDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_PROJECT = 'default';
+
+export function loadSettings(input: SettingsInput = {}): Settings {
+  const env = input.env ?? process.env;
+  const dataDir = resolve(input.dataDir ?? env.BROWSERFN_DATA_DIR ?? '.data');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  const port = input.port ?? intFrom(env.PORT, 'PORT', 3000, 0, 65535);
+  const { apiKeys, generated } = resolveApiKeys(env, dataDir);
+
+  return {
+    host: input.host ?? env.BROWSERFN_HOST ?? '127.0.0.1',
+    port,
+    dataDir,
+    apiKeys,
+    generatedApiKey: generated,
+    maxConcurrentInvocations: intFrom(env.BROWSERFN_MAX_CONCURRENT_INVOCATIONS, 'BROWSERFN_MAX_CONCURRENT_INVOCATIONS', 4, 1, 1000),
+    maxConcurrentBuilds: intFrom(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
+    chromiumPath: env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium',
+    controlUrl: env.BROWSERFN_CONTROL_URL,
+    podTokenSecret: readOrCreateSecret(join(dataDir, 'pod-token.secret')),
+  };
+}
+
+/**
+ * Keys come from BROWSERFN_API_KEYS ("key:project,key2:project2"), else BROWSERFN_API_KEY
+ * (project "default"), else a key generated once and kept in the data dir.
+ */
+function resolveApiKeys(env: NodeJS.ProcessEnv, dataDir: string): { apiKeys: ApiKeyBinding[]; generated: boolean } {
+  if (env.BROWSERFN_API_KEYS) {
+    const apiKeys = env.BROWSERFN_API_KEYS.split(',').map((pair) => {
+      const at = pair.lastIndexOf(':');
+      const key = pair.slice(0, at).trim();
+      const project = pair.slice(at + 1).trim();
+      if (at <= 0 || !key || !isProjectName(project)) {
+        throw new Error(`BROWSERFN_API_KEYS: "${pair.slice(0, 4)}…" must be "key:project" with a DNS-label project name`);
+      }
+      return { key, project };
+    });
+    return { apiKeys, generated: false };
+  }
+  if (env.BROWSERFN_API_KEY) return { apiKeys: [{ key: env.BROWSERFN_API_KEY, project: DEFAULT_PROJECT }], generated: false };
+  const keyFile = join(dataDir, 'api-key');
+  const existed = existsSync(keyFile);
+  const key = readOrCreateSecret(keyFile, 'bfn_');
+  return { apiKeys: [{ key, project: DEFAULT_PROJECT }], generated: !existed };
+}
+
+function readOrCreateSecret(path: string, prefix = ''): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const value = prefix + randomBytes(24).toString('base64url');
+  writeFileSync(path, value + '\n', { mode: 0o600 });
+  return value;
+}
+
+export function isProjectName(name: string): boolean {
+  return /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name);
+}
+
+function intFrom(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}

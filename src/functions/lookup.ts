@@ -1,0 +1,21 @@
+// Finding Functions by their API ID (metadata.uid) inside one project (namespace).
+import { Kinds } from '../cluster/objects.js';
+import type { ClusterPort } from '../cluster/port.js';
+import { HttpError } from '../api/http-error.js';
+import type { FunctionObject } from '../schemas/resources.js';
+
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
+
+export function assertUuid(value: string, what: string): void {
+  if (!UUID.test(value)) throw new HttpError(400, `Invalid ${what} "${value.slice(0, 64)}": expected a UUID such as 123e4567-e89b-12d3-a456-426614174000`);
+}
+
+/** The Function with this ID in the project, or a 404 (also when it exists in another project). */
+export async function getFunctionById(cluster: ClusterPort, project: string, id: string): Promise<FunctionObject> {
+  assertUuid(id, 'Function ID');
+  const { items } = await cluster.resource<FunctionObject>(Kinds.Function).list(project);
+  const fn = items.find((f) => f.metadata.uid === id.toLowerCase());
+  if (!fn || fn.metadata.deletionTimestamp) throw new HttpError(404, `Function ${id} does not exist in this project`);
+  return fn;
+}

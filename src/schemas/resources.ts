@@ -1,0 +1,122 @@
+// The browserfn.dev/v1alpha1 kinds: TypeScript shapes and the JSON Schemas that validate them.
+// The same schemas feed the CRDs in crds/ and the façade's checks.
+import type { Condition, KubeObject } from '../cluster/objects.js';
+
+export type BuildPhase = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+export type InvocationPhase = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface Cause {
+  code: string;
+  message?: string;
+}
+
+/** One published version of a Function: what an invocation runs. */
+export interface FunctionVersionSpec {
+  /** Version ID (UUID), stable for the life of the version. */
+  id: string;
+  /** 1, 2, 3… per Function. */
+  number: number;
+  /** The Build that produced it (name of the Build object), absent for hand-written manifests. */
+  buildName?: string;
+  /** Bundle ConfigMap name (in the Function's namespace) holding `bundle.mjs.gz`. */
+  bundleConfigMap: string;
+  sessionConfig?: Record<string, unknown>;
+  parametersSchema?: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface FunctionSpec {
+  /** The logical name given to defineFn; unique per project. */
+  name: string;
+  /** The current version. */
+  version?: FunctionVersionSpec;
+  /** Hand-written manifests: handler source inline or in a ConfigMap (built by the controller). */
+  source?: { inline?: string; configMapRef?: { name: string; key: string } };
+  /** Project secrets (by secret ID) attached to this Function. */
+  secrets?: string[];
+}
+
+export interface FunctionStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  currentVersion?: number;
+}
+
+export type FunctionObject = KubeObject & { spec: FunctionSpec; status?: FunctionStatus };
+
+export interface BuildSpec {
+  entrypoint: string;
+  /** ConfigMap holding the uploaded `archive.tar.gz`. */
+  archiveConfigMap: string;
+  functionNames?: string[];
+}
+
+export interface BuiltFunction {
+  id: string;
+  name: string;
+  createdVersion: string;
+}
+
+export interface BuildStatus {
+  phase?: BuildPhase;
+  observedGeneration?: number;
+  conditions?: Condition[];
+  startedAt?: string;
+  endedAt?: string;
+  builtFunctions?: BuiltFunction[];
+  cause?: Cause;
+}
+
+export type BuildObject = KubeObject & { spec: BuildSpec; status?: BuildStatus };
+
+export interface InvocationSpec {
+  functionName: string;
+  functionUid: string;
+  versionId: string;
+  /** Serialized params live in a ConfigMap when large; inline here otherwise. */
+  params: Record<string, unknown>;
+  /** sessionConfig of the version deep-merged with the per-invocation sessionCreateParams. */
+  sessionConfig: Record<string, unknown>;
+  timeoutSeconds: number;
+  sessionId: string;
+}
+
+export interface InvocationStatus {
+  phase?: InvocationPhase;
+  observedGeneration?: number;
+  conditions?: Condition[];
+  podName?: string;
+  /** How many pods were started for it (a pod lost to a node restart is retried once). */
+  attempts?: number;
+  startedAt?: string;
+  endedAt?: string;
+  expiresAt?: string;
+  results?: unknown;
+  cause?: Cause;
+}
+
+export type InvocationObject = KubeObject & { spec: InvocationSpec; status?: InvocationStatus };
+
+/** Labels that tie children to their parents and make lookups by API ID possible. */
+export const Labels = {
+  functionUid: 'browserfn.dev/function-uid',
+  functionName: 'browserfn.dev/function-name',
+  versionId: 'browserfn.dev/version-id',
+  buildName: 'browserfn.dev/build',
+  invocationName: 'browserfn.dev/invocation',
+  sessionId: 'browserfn.dev/session-id',
+  role: 'browserfn.dev/role',
+  secretId: 'browserfn.dev/secret-id',
+} as const;
+
+/** Values of the role label on ConfigMaps, Pods and Secrets. */
+export const Roles = {
+  bundle: 'bundle',
+  archive: 'archive',
+  version: 'function-version',
+  buildOutput: 'build-output',
+  invocationOutcome: 'invocation-outcome',
+  buildPod: 'build',
+  browserPod: 'browser',
+  projectSecret: 'project-secret',
+} as const;

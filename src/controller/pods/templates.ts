@@ -1,0 +1,80 @@
+// Pure functions from a Build or Invocation to the Pod that runs it. One container runs the
+// agent (which starts Chromium or the build); user code only ever runs inside these pods.
+import { ownerReferenceTo } from '../../cluster/objects.js';
+import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
+import type { Container, PodObject } from '../../schemas/pod.js';
+import { podToken } from '../../runtime/pod-token.js';
+
+export interface PodTemplateSettings {
+  /** Node the pod is bound to (the local node agent's name); unset leaves it to a scheduler. */
+  nodeName?: string;
+  /** Base URL the agents use to reach the control plane. */
+  controlUrl: string;
+  podTokenSecret: string;
+  image: string;
+}
+
+/** Extra time past the handler timeout for browser start-up and reporting. */
+export const POD_GRACE_SECONDS = 60;
+
+export const browserPodName = (inv: InvocationObject, attempt: number): string => `${inv.metadata.name}-a${attempt}`;
+export const buildPodName = (build: BuildObject): string => `${build.metadata.name}-build`;
+
+export function browserPod(inv: InvocationObject, attempt: number, settings: PodTemplateSettings): PodObject {
+  const name = browserPodName(inv, attempt);
+  return podFor(inv, name, 'pod-agent', Roles.browserPod, inv.spec.timeoutSeconds + POD_GRACE_SECONDS, settings, {
+    [Labels.invocationName]: inv.metadata.name,
+    [Labels.functionUid]: inv.spec.functionUid,
+    [Labels.sessionId]: inv.spec.sessionId,
+  }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+}
+
+export function buildPod(build: BuildObject, settings: PodTemplateSettings): PodObject {
+  return podFor(build, buildPodName(build), 'build-agent', Roles.buildPod, 15 * 60, settings, {
+    [Labels.buildName]: build.metadata.name,
+  }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+}
+
+function podFor(
+  owner: InvocationObject | BuildObject,
+  name: string,
+  agent: 'pod-agent' | 'build-agent',
+  role: string,
+  deadlineSeconds: number,
+  settings: PodTemplateSettings,
+  labels: Record<string, string>,
+  resources: Container['resources'],
+): PodObject {
+  const namespace = owner.metadata.namespace!;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { ...labels, [Labels.role]: role }, ownerReferences: [ownerReferenceTo(owner)] },
+    spec: {
+      nodeName: settings.nodeName,
+      restartPolicy: 'Never',
+      activeDeadlineSeconds: deadlineSeconds,
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      securityContext: { runAsNonRoot: true, runAsUser: 10001, fsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'agent',
+          image: settings.image,
+          command: ['browserfn', agent],
+          env: [
+            { name: 'BROWSERFN_CONTROL_URL', value: settings.controlUrl },
+            { name: 'BROWSERFN_POD_NAMESPACE', value: namespace },
+            { name: 'BROWSERFN_POD_NAME', value: name },
+            { name: 'BROWSERFN_POD_TOKEN', value: podToken(settings.podTokenSecret, namespace, name) },
+            { name: 'BROWSERFN_POD_DIR', value: '/work' },
+          ],
+          resources,
+          securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          volumeMounts: [{ name: 'work', mountPath: '/work' }],
+        },
+      ],
+      volumes: [{ name: 'work', emptyDir: {} }],
+    },
+  };
+}

@@ -1,0 +1,214 @@
+// The local node agent: a kubelet for one machine without containers. It runs the pods bound to
+// its node as local processes, reports their phase, and kills everything of a pod when the pod is
+// deleted or the agent stops, so no Chromium or user process outlives its pod.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Kinds } from '../../cluster/objects.js';
+import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import type { Logger } from '../../config/logger.js';
+import { Informer, objectKey } from '../../controller/runtime/informer.js';
+import type { PodObject, PodStatus } from '../../schemas/pod.js';
+
+export interface NodeAgentOptions {
+  cluster: ClusterPort;
+  nodeName: string;
+  /** Pod working directories are created below it. */
+  workDir: string;
+  log: Logger;
+  /** Environment every pod process gets on top of its container env (e.g. the Chromium path). */
+  baseEnv?: Record<string, string>;
+  /** Seconds between SIGTERM and SIGKILL when a pod is stopped. */
+  gracePeriodSeconds?: number;
+}
+
+interface LocalPod {
+  child: ChildProcess;
+  dir: string;
+  exited: Promise<number | null>;
+  stopping: boolean;
+  output: string[];
+}
+
+const CLI_MAIN = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
+
+export class NodeAgent {
+  private readonly pods: Informer<PodObject>;
+  private readonly local = new Map<string, LocalPod>();
+  /** Uids of pods whose process ended here, so a late event does not mistake them for lost. */
+  private readonly finished = new Set<string>();
+  private stopped = false;
+
+  constructor(private readonly options: NodeAgentOptions) {
+    this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
+  }
+
+  start(): Promise<void> {
+    this.pods.addHandlers({
+      onAdd: (pod) => void this.sync(pod),
+      onUpdate: (_old, pod) => void this.sync(pod),
+      onDelete: (pod) => {
+        this.finished.delete(pod.metadata.uid ?? '');
+        void this.stopPod(objectKey(pod));
+      },
+    });
+    this.pods.start();
+    return this.pods.waitForSync();
+  }
+
+  /** Stops every local pod (SIGTERM, then SIGKILL after the grace period) and the watch. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.pods.stop();
+    await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
+  }
+
+  get runningPods(): number {
+    return this.local.size;
+  }
+
+  private async sync(pod: PodObject): Promise<void> {
+    if (this.stopped || pod.spec.nodeName !== this.options.nodeName) return;
+    const key = objectKey(pod);
+    if (pod.metadata.deletionTimestamp) return this.stopPod(key);
+    if (this.local.has(key) || this.finished.has(pod.metadata.uid ?? '')) return;
+    const phase = pod.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') return;
+    if (phase === 'Running') {
+      // Running on this node but no process here: the node restarted underneath it.
+      await this.setStatus(pod, { ...pod.status, phase: 'Failed', reason: 'NodeRestarted', message: 'the node agent restarted while the pod ran' });
+      return;
+    }
+    this.run(pod);
+  }
+
+  private run(pod: PodObject): void {
+    const key = objectKey(pod);
+    const container = pod.spec.containers[0];
+    const dir = join(this.options.workDir, `${pod.metadata.namespace}_${pod.metadata.name}_${(pod.metadata.uid ?? '').slice(0, 8)}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.options.baseEnv };
+    for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
+    env.BROWSERFN_POD_DIR = dir; // the container's /work volume, here a local folder
+    const [file, args] = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])]);
+    const child = spawn(file, args, { env, cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: string[] = [];
+    const keep = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (output.length > 50) output.shift();
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const exited = new Promise<number | null>((resolve) => {
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null)));
+      child.on('error', (err) => {
+        output.push(String(err));
+        resolve(127);
+      });
+    });
+    const local: LocalPod = { child, dir, exited, stopping: false, output };
+    this.local.set(key, local);
+    this.options.log.debug({ pod: key, pid: child.pid }, 'pod started');
+    void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
+    void exited.then(async (code) => {
+      this.finished.add(pod.metadata.uid ?? '');
+      this.local.delete(key);
+      killStragglers(dir);
+      rmSync(dir, { recursive: true, force: true });
+      if (local.stopping) return;
+      const status: PodStatus = {
+        phase: code === 0 ? 'Succeeded' : 'Failed',
+        reason: code === 0 ? 'Completed' : 'Error',
+        message: code === 0 ? undefined : lastLines(output),
+        containerStatuses: [{ name: container.name, state: { terminated: { exitCode: code ?? 1 } } }],
+      };
+      this.options.log.debug({ pod: key, code }, 'pod exited');
+      const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
+      if (fresh && fresh.metadata.uid === pod.metadata.uid) await this.setStatus(fresh, { ...fresh.status, ...status });
+    });
+  }
+
+  private async stopPod(key: string): Promise<void> {
+    const local = this.local.get(key);
+    if (!local) return;
+    local.stopping = true;
+    signalGroup(local.child, 'SIGTERM');
+    const grace = (this.options.gracePeriodSeconds ?? 10) * 1000;
+    const timer = setTimeout(() => signalGroup(local.child, 'SIGKILL'), grace);
+    await local.exited;
+    clearTimeout(timer);
+    signalGroup(local.child, 'SIGKILL');
+    killStragglers(local.dir);
+  }
+
+  /** `browserfn <agent>` runs this package's own CLI with the same Node. */
+  private resolveCommand(command: string[]): [string, string[]] {
+    if (command[0] === 'browserfn') return [process.execPath, [CLI_MAIN, ...command.slice(1)]];
+    return [command[0], command.slice(1)];
+  }
+
+  private async setStatus(pod: PodObject, status: PodStatus): Promise<void> {
+    const pods = this.options.cluster.resource<PodObject>(Kinds.Pod);
+    let current: PodObject | undefined = pod;
+    for (let attempt = 0; attempt < 5 && current; attempt++) {
+      try {
+        await pods.updateStatus({ ...current, status: { ...status } });
+        return;
+      } catch (err) {
+        if (isNotFound(err)) return;
+        if (!isConflict(err)) {
+          this.options.log.warn({ pod: pod.metadata.name, err: (err as Error).message }, 'pod status update failed');
+          return;
+        }
+        current = await pods.get(pod.metadata.namespace, pod.metadata.name);
+        if (current?.metadata.uid !== pod.metadata.uid) return;
+      }
+    }
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * The agent puts Chromium and user code in process groups of their own; should the agent die
+ * without cleaning up, anything still running from the pod's folder is killed here.
+ */
+function killStragglers(podDir: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cwd = safeReadlink(`/proc/${entry}/cwd`);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cwd.startsWith(podDir) || cmdline.includes(podDir)) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // exited meanwhile, or not ours to read
+    }
+  }
+}
+
+function safeReadlink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}
+
+function lastLines(output: string[]): string {
+  return output.join('').split('\n').filter(Boolean).slice(-5).join('\n').slice(-2000);
+}

@@ -1,0 +1,92 @@
+// What build and browser pods report to the control plane (POST /internal/v1/pods/:ns/:name/report),
+// and what the control plane hands them (GET …/input).
+import type { Cause } from './resources.js';
+
+export interface LogEntry {
+  level?: 'info' | 'warn' | 'error' | 'debug';
+  message: string;
+  timestamp: string;
+}
+
+export interface SessionLogEntry {
+  method: string;
+  pageId?: string;
+  sessionId?: string;
+  frameId?: string;
+  loaderId?: string;
+  timestamp: number | string;
+  params?: unknown;
+}
+
+export interface BuiltFunctionReport {
+  name: string;
+  sessionConfig?: Record<string, unknown>;
+  parametersSchema?: Record<string, unknown>;
+}
+
+export interface BuildReport {
+  kind: 'build';
+  phase: 'COMPLETED' | 'FAILED';
+  cause?: Cause;
+  functions?: BuiltFunctionReport[];
+  bundleGzipBase64?: string;
+  logs: LogEntry[];
+}
+
+export interface InvocationReport {
+  kind: 'invocation';
+  phase: 'COMPLETED' | 'FAILED';
+  results?: unknown;
+  cause?: Cause;
+  startedAt?: string;
+  endedAt?: string;
+  logs: LogEntry[];
+  sessionLogs?: SessionLogEntry[];
+}
+
+export type PodReport = BuildReport | InvocationReport;
+
+export interface BuildInput {
+  kind: 'build';
+  buildId: string;
+  entrypoint: string;
+}
+
+export interface InvocationInput {
+  kind: 'invocation';
+  invocationId: string;
+  functionName: string;
+  params: Record<string, unknown>;
+  sessionId: string;
+  sessionConfig: Record<string, unknown>;
+  timeoutSeconds: number;
+  region: string;
+  secrets: Record<string, string>;
+}
+
+const logEntry = {
+  type: 'object',
+  required: ['message', 'timestamp'],
+  properties: { level: { enum: ['info', 'warn', 'error', 'debug'] }, message: { type: 'string' }, timestamp: { type: 'string' } },
+};
+const cause = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64 }, message: { type: 'string' } } };
+
+export const podReportSchema = {
+  type: 'object',
+  required: ['kind', 'phase', 'logs'],
+  properties: {
+    kind: { enum: ['build', 'invocation'] },
+    phase: { enum: ['COMPLETED', 'FAILED'] },
+    cause,
+    logs: { type: 'array', items: logEntry },
+    results: {},
+    startedAt: { type: 'string' },
+    endedAt: { type: 'string' },
+    sessionLogs: { type: 'array', items: { type: 'object', required: ['method'] } },
+    functions: {
+      type: 'array',
+      items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, sessionConfig: { type: 'object' }, parametersSchema: { type: 'object' } } },
+    },
+    bundleGzipBase64: { type: 'string' },
+  },
+} as const;

@@ -11,11 +11,16 @@ export function assertUuid(value: string, what: string): void {
   if (!UUID.test(value)) throw new HttpError(400, `Invalid ${what} "${value.slice(0, 64)}": expected a UUID such as 123e4567-e89b-12d3-a456-426614174000`);
 }
 
+/** The Function with this uid in the namespace, if any. */
+export async function getFunctionObject(cluster: ClusterPort, namespace: string, uid: string): Promise<FunctionObject | undefined> {
+  const { items } = await cluster.resource<FunctionObject>(Kinds.Function).list(namespace);
+  return items.find((f) => f.metadata.uid === uid && !f.metadata.deletionTimestamp);
+}
+
 /** The Function with this ID in the project, or a 404 (also when it exists in another project). */
 export async function getFunctionById(cluster: ClusterPort, project: string, id: string): Promise<FunctionObject> {
   assertUuid(id, 'Function ID');
-  const { items } = await cluster.resource<FunctionObject>(Kinds.Function).list(project);
-  const fn = items.find((f) => f.metadata.uid === id.toLowerCase());
-  if (!fn || fn.metadata.deletionTimestamp) throw new HttpError(404, `Function ${id} does not exist in this project`);
+  const fn = await getFunctionObject(cluster, project, id.toLowerCase());
+  if (!fn) throw new HttpError(404, `Function ${id} does not exist in this project`);
   return fn;
 }

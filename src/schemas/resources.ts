@@ -73,6 +73,8 @@ export interface InvocationSpec {
   functionName: string;
   functionUid: string;
   versionId: string;
+  /** The version's bundle ConfigMap. */
+  bundleConfigMap: string;
   /** Serialized params live in a ConfigMap when large; inline here otherwise. */
   params: Record<string, unknown>;
   /** sessionConfig of the version deep-merged with the per-invocation sessionCreateParams. */

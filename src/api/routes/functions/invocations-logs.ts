@@ -1,0 +1,18 @@
+import { defineRoute } from '../../route.js';
+import { idParams } from './schemas.js';
+import { getInvocation, invocationRecords } from '../../../functions/invocations.js';
+
+export default defineRoute<{ id: string }, unknown, unknown>({
+  method: 'get',
+  path: '/v1/functions/invocations/:id/logs',
+  operationId: 'Functions_getInvocationLogs',
+  summary: "The handler's console output, with timestamps and levels",
+  tags: ['functions'],
+  request: { params: idParams('id', 'Invocation ID') },
+  responses: { 200: { description: '{logs, total}' }, 404: { description: 'Not in this project' } },
+  async handle(ctx, { params }, deps) {
+    const inv = await getInvocation(deps.cluster, ctx.state.project, params.id);
+    const { logs } = await invocationRecords(deps.cluster, inv);
+    ctx.body = { logs: logs.map(({ message, timestamp, level }) => ({ message, timestamp, level })), total: logs.length };
+  },
+});

@@ -1,0 +1,36 @@
+// Every route of the façade. Fixed paths come before parameterised ones that would shadow them.
+import type { RouteDefinition } from '../route.js';
+import buildsCreate from './functions/builds-create.js';
+import buildsList from './functions/builds-list.js';
+import buildsGet from './functions/builds-get.js';
+import buildsLogs from './functions/builds-logs.js';
+import invocationsGet from './functions/invocations-get.js';
+import invocationsLogs from './functions/invocations-logs.js';
+import versionsGet from './functions/versions-get.js';
+import functionsList from './functions/functions-list.js';
+import functionsGet from './functions/functions-get.js';
+import functionsVersions from './functions/functions-versions.js';
+import invoke from './functions/invoke.js';
+import sessionsGet from './sessions/sessions-get.js';
+import sessionsLogs from './sessions/sessions-logs.js';
+import podInput from './internal/pod-input.js';
+import podArtifact from './internal/pod-artifact.js';
+import podReport from './internal/pod-report.js';
+
+export const functionRoutes: RouteDefinition[] = [
+  buildsCreate,
+  buildsList,
+  buildsGet,
+  buildsLogs,
+  invocationsGet,
+  invocationsLogs,
+  versionsGet,
+  functionsList,
+  functionsGet,
+  functionsVersions,
+  invoke,
+  sessionsGet,
+  sessionsLogs,
+];
+
+export const internalRoutes: RouteDefinition[] = [podInput, podArtifact, podReport];

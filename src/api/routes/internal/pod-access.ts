@@ -1,0 +1,38 @@
+// Pods reach the control plane only through these routes, with a token bound to their name.
+import { Kinds } from '../../../cluster/objects.js';
+import type { RouteContext } from '../../route.js';
+import type { ApiDeps } from '../../deps.js';
+import { HttpError } from '../../http-error.js';
+import { verifyPodToken } from '../../../runtime/pod-token.js';
+import { Labels, Roles, type BuildObject, type InvocationObject } from '../../../schemas/resources.js';
+import type { PodObject } from '../../../schemas/pod.js';
+
+export const podParamsSchema = {
+  type: 'object',
+  required: ['namespace', 'name'],
+  properties: { namespace: { type: 'string', maxLength: 63 }, name: { type: 'string', maxLength: 253 } },
+};
+
+export type PodOwner =
+  | { kind: 'build'; pod: PodObject; build: BuildObject }
+  | { kind: 'invocation'; pod: PodObject; invocation: InvocationObject };
+
+/** Checks the pod's bearer token and finds the Build or Invocation the pod runs. */
+export async function authorizePod(ctx: RouteContext, deps: ApiDeps, namespace: string, name: string): Promise<PodOwner> {
+  const header = ctx.get('authorization');
+  const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+  if (!token || !verifyPodToken(deps.settings.podTokenSecret, namespace, name, token)) {
+    throw new HttpError(401, 'Missing or invalid pod token');
+  }
+  const pod = await deps.cluster.resource<PodObject>(Kinds.Pod).get(namespace, name);
+  if (!pod || pod.metadata.deletionTimestamp) throw new HttpError(404, `Pod ${namespace}/${name} no longer exists`);
+  const labels = pod.metadata.labels ?? {};
+  if (labels[Labels.role] === Roles.buildPod) {
+    const build = await deps.cluster.resource<BuildObject>(Kinds.Build).get(namespace, labels[Labels.buildName] ?? '');
+    if (!build) throw new HttpError(404, `The build of pod ${name} no longer exists`);
+    return { kind: 'build', pod, build };
+  }
+  const invocation = await deps.cluster.resource<InvocationObject>(Kinds.Invocation).get(namespace, labels[Labels.invocationName] ?? '');
+  if (!invocation) throw new HttpError(404, `The invocation of pod ${name} no longer exists`);
+  return { kind: 'invocation', pod, invocation };
+}

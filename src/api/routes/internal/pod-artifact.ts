@@ -1,0 +1,29 @@
+import { Kinds } from '../../../cluster/objects.js';
+import { defineRoute } from '../../route.js';
+import { HttpError } from '../../http-error.js';
+import { authorizePod, podParamsSchema } from './pod-access.js';
+import { archiveName } from '../../../functions/artifacts.js';
+
+export default defineRoute<{ namespace: string; name: string }, unknown, unknown>({
+  method: 'get',
+  path: '/internal/v1/pods/:namespace/:name/artifact',
+  operationId: 'Internal_podArtifact',
+  summary: 'The uploaded archive (build pods) or the gzip bundle (browser pods)',
+  tags: ['internal'],
+  auth: false,
+  request: { params: podParamsSchema },
+  responses: { 200: { description: 'Bytes' } },
+  async handle(ctx, { params }, deps) {
+    const owner = await authorizePod(ctx, deps, params.namespace, params.name);
+    const configMaps = deps.cluster.resource(Kinds.ConfigMap);
+    let data: string | undefined;
+    if (owner.kind === 'build') {
+      data = (await configMaps.get(params.namespace, archiveName(owner.build.metadata.name)))?.binaryData?.['archive.tar.gz'];
+    } else {
+      data = (await configMaps.get(params.namespace, owner.invocation.spec.bundleConfigMap))?.binaryData?.['bundle.mjs.gz'];
+    }
+    if (!data) throw new HttpError(404, 'The artifact of this pod no longer exists');
+    ctx.type = 'application/gzip';
+    ctx.body = Buffer.from(data, 'base64');
+  },
+});

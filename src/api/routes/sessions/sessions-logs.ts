@@ -1,0 +1,17 @@
+import { defineRoute } from '../../route.js';
+import { idParams } from '../functions/schemas.js';
+import { getInvocationBySession, invocationRecords } from '../../../functions/invocations.js';
+
+export default defineRoute<{ id: string }, unknown, unknown>({
+  method: 'get',
+  path: '/v1/sessions/:id/logs',
+  operationId: 'Sessions_getLogs',
+  summary: "The session's recorded CDP events: console, network, page (available once it closed)",
+  tags: ['sessions'],
+  request: { params: idParams('id', 'Session ID') },
+  responses: { 200: { description: 'Array of CDP events' }, 404: { description: 'Not in this project' } },
+  async handle(ctx, { params }, deps) {
+    const inv = await getInvocationBySession(deps.cluster, ctx.state.project, params.id);
+    ctx.body = (await invocationRecords(deps.cluster, inv)).sessionLogs;
+  },
+});

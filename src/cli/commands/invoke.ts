@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { ApiClient, sleep } from '../api-client.js';
+
+interface InvocationView {
+  id: string;
+  status: 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+  sessionId: string;
+  results?: unknown;
+  cause?: { code: string; message?: string };
+}
+
+export function registerInvokeCommand(program: Command): void {
+  program
+    .command('invoke <functionId>')
+    .description('Invoke a Function, wait for it, and print its results and logs')
+    .option('--params <json>', 'params passed to the handler, as JSON', '{}')
+    .option('--session <json>', 'sessionCreateParams overrides, as JSON')
+    .option('--api-url <url>', 'the browserfn API (env BROWSERFN_API_URL, default http://127.0.0.1:3000)')
+    .option('--poll-ms <ms>', 'how often to check the invocation', '500')
+    .action(async (functionId: string, opts: { params: string; session?: string; apiUrl?: string; pollMs: string }) => {
+      const client = new ApiClient({ apiUrl: opts.apiUrl });
+      const body: Record<string, unknown> = { params: parseJson(opts.params, '--params') };
+      if (opts.session) body.sessionCreateParams = parseJson(opts.session, '--session');
+      let inv = await client.request<InvocationView>('POST', `/v1/functions/${functionId}/invoke`, body);
+      process.stderr.write(`Invocation ${inv.id} (session ${inv.sessionId}) ${inv.status}\n`);
+      while (inv.status === 'PENDING' || inv.status === 'RUNNING') {
+        await sleep(Number(opts.pollMs));
+        inv = await client.request<InvocationView>('GET', `/v1/functions/invocations/${inv.id}`);
+      }
+      const { logs } = await client.request<{ logs: { level?: string; message: string; timestamp: string }[] }>('GET', `/v1/functions/invocations/${inv.id}/logs`);
+      for (const entry of logs) process.stderr.write(`${entry.timestamp} ${(entry.level ?? 'info').toUpperCase().padEnd(5)} ${entry.message}\n`);
+      if (inv.status === 'FAILED') {
+        process.stderr.write(`Invocation failed: ${inv.cause?.code}: ${inv.cause?.message ?? ''}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stdout.write(JSON.stringify(inv.results ?? null, null, 2) + '\n');
+    });
+}
+
+function parseJson(text: string, flag: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${flag} must be valid JSON`);
+  }
+}

@@ -1,0 +1,70 @@
+// Wires the controllers of browserfn into a manager: one controller per kind, each over
+// shared informers. The same wiring serves the embedded and the Kubernetes backend.
+import { Kinds } from '../cluster/objects.js';
+import type { ClusterPort } from '../cluster/port.js';
+import type { Logger } from '../config/logger.js';
+import type { Metrics } from '../config/metrics.js';
+import { type BuildObject, type InvocationObject } from '../schemas/resources.js';
+import type { PodObject } from '../schemas/pod.js';
+import { isTerminal } from '../functions/invocations.js';
+import { Controller, keyOf } from './runtime/controller.js';
+import { Manager } from './runtime/manager.js';
+import type { LeaderElectionOptions } from './runtime/leader-election.js';
+import { BuildReconciler } from './reconcilers/build.js';
+import { InvocationReconciler } from './reconcilers/invocation.js';
+import type { PodTemplateSettings } from './pods/templates.js';
+
+export interface ControllerSettings {
+  cluster: ClusterPort;
+  templates: PodTemplateSettings;
+  maxConcurrentInvocations: number;
+  maxConcurrentBuilds: number;
+  metrics: Metrics;
+  log: Logger;
+  leaderElection?: LeaderElectionOptions;
+}
+
+export function createControllerManager(settings: ControllerSettings): Manager {
+  const { cluster, metrics, log } = settings;
+  const manager = new Manager(cluster, log, settings.leaderElection);
+  const builds = manager.informerFor<BuildObject>(Kinds.Build);
+  const invocations = manager.informerFor<InvocationObject>(Kinds.Invocation);
+  const pods = manager.informerFor<PodObject>(Kinds.Pod);
+  const configMaps = manager.informerFor(Kinds.ConfigMap);
+  const depth = (queue: string) => (n: number) => metrics.queueDepth.labels(queue).set(n);
+
+  const buildController = new Controller(
+    { name: 'build', workers: 2, onQueueDepth: depth('build') },
+    new BuildReconciler({ cluster, pods, templates: settings.templates, maxConcurrentBuilds: settings.maxConcurrentBuilds, metrics, log }),
+    log,
+  )
+    .watchFor(builds)
+    .owns(pods, Kinds.Build)
+    .owns(configMaps, Kinds.Build);
+
+  const invocationController: Controller = new Controller(
+    { name: 'invocation', workers: 2, onQueueDepth: depth('invocation') },
+    new InvocationReconciler({
+      cluster,
+      invocations,
+      pods,
+      templates: settings.templates,
+      maxConcurrentInvocations: settings.maxConcurrentInvocations,
+      metrics,
+      log,
+      requeuePending: () => {
+        for (const inv of invocations.list((i) => !isTerminal(i) && !i.status?.podName)) {
+          invocationController.queue.add(keyOf({ namespace: inv.metadata.namespace, name: inv.metadata.name }));
+        }
+      },
+    }),
+    log,
+  )
+    .watchFor(invocations)
+    .owns(pods, Kinds.Invocation)
+    .owns(configMaps, Kinds.Invocation);
+
+  manager.add(buildController);
+  manager.add(invocationController);
+  return manager;
+}

@@ -1,0 +1,84 @@
+// Publishing use cases: accept an upload as a Build, read builds back.
+import { randomUUID } from 'node:crypto';
+import { posix } from 'node:path';
+import { Kinds, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
+import type { ClusterPort } from '../cluster/port.js';
+import { HttpError } from '../api/http-error.js';
+import { Labels, Roles, type BuildObject } from '../schemas/resources.js';
+import type { LogEntry } from '../schemas/reports.js';
+import { archiveName, buildOutputName } from './artifacts.js';
+import { CREATED_AT_ANNOTATION } from './invocations.js';
+import { assertUuid } from './lookup.js';
+
+export interface BuildRequest {
+  entrypoint: string;
+  functionNames?: string[];
+}
+
+/** Checks the upload's metadata part: a relative path inside the project, nothing else. */
+export function parseBuildMetadata(raw: string | undefined): BuildRequest {
+  if (raw === undefined) throw new HttpError(400, 'Missing the "metadata" form field: send {"entrypoint": "path/to/index.ts"}');
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new HttpError(400, 'The "metadata" form field is not valid JSON');
+  }
+  const meta = value as { entrypoint?: unknown; functionNames?: unknown };
+  if (typeof meta !== 'object' || meta === null || typeof meta.entrypoint !== 'string' || meta.entrypoint.trim() === '') {
+    throw new HttpError(400, 'metadata.entrypoint is required: the path of the entry file relative to the project root');
+  }
+  const entrypoint = posix.normalize(meta.entrypoint.replace(/\\/g, '/'));
+  if (entrypoint.startsWith('/') || entrypoint.startsWith('..') || entrypoint.length > 512) {
+    throw new HttpError(400, `metadata.entrypoint "${meta.entrypoint}" must be a relative path inside the project`);
+  }
+  if (meta.functionNames !== undefined && (!Array.isArray(meta.functionNames) || !meta.functionNames.every((n) => typeof n === 'string'))) {
+    throw new HttpError(400, 'metadata.functionNames must be an array of strings');
+  }
+  return { entrypoint, functionNames: meta.functionNames as string[] | undefined };
+}
+
+/** Creates the Build, then its archive; if the archive cannot be stored, the Build goes too. */
+export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer): Promise<BuildObject> {
+  const builds = cluster.resource<BuildObject>(Kinds.Build);
+  const name = randomUUID();
+  const build = await builds.create({
+    apiVersion: 'browserfn.dev/v1alpha1',
+    kind: 'Build',
+    metadata: { name, namespace: project, annotations: { [CREATED_AT_ANNOTATION]: new Date().toISOString() } },
+    spec: { entrypoint: request.entrypoint, archiveConfigMap: archiveName(name), ...(request.functionNames ? { functionNames: request.functionNames } : {}) },
+  });
+  try {
+    await cluster.resource(Kinds.ConfigMap).create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      immutable: true,
+      metadata: {
+        name: archiveName(name),
+        namespace: project,
+        labels: { [Labels.role]: Roles.archive, [Labels.buildName]: name },
+        ownerReferences: [ownerReferenceTo(build)],
+      },
+      binaryData: { 'archive.tar.gz': archive.toString('base64') },
+    });
+  } catch (err) {
+    await builds.delete(project, name).catch(() => undefined);
+    throw err;
+  }
+  return build;
+}
+
+export async function getBuild(cluster: ClusterPort, project: string, id: string): Promise<BuildObject> {
+  assertUuid(id, 'build ID');
+  const build = await cluster.resource<BuildObject>(Kinds.Build).get(project, id.toLowerCase());
+  if (!build) throw new HttpError(404, `Build ${id} does not exist in this project`);
+  return build;
+}
+
+export async function buildLogs(cluster: ClusterPort, build: BuildObject): Promise<LogEntry[]> {
+  const output: KubeObject | undefined = await cluster.resource(Kinds.ConfigMap).get(build.metadata.namespace, buildOutputName(build.metadata.name));
+  const logs = JSON.parse(output?.data?.['logs.json'] ?? '[]') as LogEntry[];
+  const cause = build.status?.cause;
+  if (cause && !output) logs.push({ level: 'error', message: `${cause.code}: ${cause.message ?? ''}`, timestamp: build.status?.endedAt ?? '' });
+  return logs;
+}

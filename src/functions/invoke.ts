@@ -1,0 +1,102 @@
+// The invoke use case: spec 4.3 rules for sessionCreateParams, the params size and schema checks,
+// then an Invocation object that the controller turns into a browser pod.
+import { randomUUID } from 'node:crypto';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Kinds, ownerReferenceTo } from '../cluster/objects.js';
+import type { ClusterPort } from '../cluster/port.js';
+import { HttpError } from '../api/http-error.js';
+import { describeErrors } from '../api/validation.js';
+import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
+import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
+import { CREATED_AT_ANNOTATION } from './invocations.js';
+
+export const MAX_PARAMS_BYTES = 64 * 1024;
+export const TIMEOUT_BOUNDS = { min: 60, max: 900, default: 900 } as const;
+const PER_INVOCATION_FORBIDDEN = ['region', 'keepAlive'] as const;
+
+export interface InvokeRequest {
+  params?: Record<string, unknown>;
+  sessionCreateParams?: Record<string, unknown>;
+}
+
+export const invokeBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    params: { type: 'object', description: "Passed to the handler as its params argument" },
+    sessionCreateParams: { type: 'object', description: 'Per-invocation session overrides, deep-merged over the sessionConfig' },
+  },
+};
+
+const paramsAjv = new Ajv({ allErrors: true, strict: false });
+const paramValidators = new Map<string, ValidateFunction | null>();
+
+export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest): Promise<InvocationObject> {
+  const version = fn.spec.version;
+  if (!version) throw new HttpError(409, `Function ${fn.metadata.uid} has no published version yet; publish it first`);
+
+  const params = request.params ?? {};
+  const size = Buffer.byteLength(JSON.stringify(params));
+  if (size > MAX_PARAMS_BYTES) throw new HttpError(400, `params is ${size} bytes when serialized; the limit is ${MAX_PARAMS_BYTES} bytes`);
+  checkParams(version.id, version.parametersSchema, params);
+
+  const overrides = request.sessionCreateParams ?? {};
+  for (const field of PER_INVOCATION_FORBIDDEN) {
+    if (field in overrides) throw new HttpError(400, `sessionCreateParams.${field} cannot be set per invocation (spec 4.3 rule 3); set it in the Function's sessionConfig instead`);
+  }
+  if ('timeout' in overrides) {
+    const t = overrides.timeout;
+    if (typeof t !== 'number' || !Number.isInteger(t) || t < TIMEOUT_BOUNDS.min || t > TIMEOUT_BOUNDS.max) {
+      throw new HttpError(400, `sessionCreateParams.timeout must be an integer number of seconds from ${TIMEOUT_BOUNDS.min} to ${TIMEOUT_BOUNDS.max}`);
+    }
+  }
+  const overrideErrors = validateSessionConfig(overrides);
+  if (overrideErrors.length) throw new HttpError(400, `Invalid sessionCreateParams: ${overrideErrors.join('; ')}`);
+  const sessionConfig = deepMergeSessionConfig(version.sessionConfig ?? {}, overrides);
+  const timeoutSeconds = typeof sessionConfig.timeout === 'number' ? sessionConfig.timeout : TIMEOUT_BOUNDS.default;
+
+  const sessionId = randomUUID();
+  return cluster.resource<InvocationObject>(Kinds.Invocation).create({
+    apiVersion: 'browserfn.dev/v1alpha1',
+    kind: 'Invocation',
+    metadata: {
+      name: randomUUID(),
+      namespace: fn.metadata.namespace,
+      labels: { [Labels.functionUid]: fn.metadata.uid!, [Labels.sessionId]: sessionId },
+      annotations: { [CREATED_AT_ANNOTATION]: new Date().toISOString() },
+      ownerReferences: [ownerReferenceTo(fn)],
+    },
+    spec: {
+      functionName: fn.spec.name,
+      functionUid: fn.metadata.uid!,
+      versionId: version.id,
+      bundleConfigMap: version.bundleConfigMap,
+      params,
+      sessionConfig,
+      timeoutSeconds,
+      sessionId,
+    },
+  });
+}
+
+function checkParams(versionId: string, schema: Record<string, unknown> | undefined, params: unknown): void {
+  if (!schema || Object.keys(schema).length === 0) return;
+  let validate = paramValidators.get(versionId);
+  if (validate === undefined) {
+    try {
+      validate = paramsAjv.compile(stripMetaSchema(schema));
+    } catch {
+      validate = null; // the build accepted a schema ajv cannot compile: do not block invocations on it
+    }
+    paramValidators.set(versionId, validate);
+  }
+  if (validate && !validate(params)) {
+    throw new HttpError(400, `params do not match the Function's parameter schema: ${describeErrors('params', validate.errors)}`);
+  }
+}
+
+/** zod's JSON Schema output names draft 2020-12, which this ajv instance does not load. */
+function stripMetaSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}

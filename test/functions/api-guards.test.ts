@@ -1,0 +1,90 @@
+// Authentication, probes, metrics, and the ways an upload or a build can be wrong.
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+import { publish } from '../support/publish.js';
+
+describe('façade guards and build failures (embedded)', function () {
+  this.timeout(240_000);
+  let svc: TestService;
+
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => svc?.stop());
+
+  it('needs the API key on every API route, with the error body shape', async () => {
+    for (const [method, path] of [['GET', '/v1/functions'], ['POST', '/v1/functions/builds'], ['GET', '/v1/functions/builds'], ['POST', '/v1/functions/00000000-0000-4000-8000-000000000000/invoke']]) {
+      const res = await fetch(svc.url + path, { method });
+      assert.equal(res.status, 401, `${method} ${path}`);
+      const body = await res.json();
+      assert.deepEqual(Object.keys(body).sort(), ['error', 'message', 'statusCode']);
+      assert.equal(body.error, 'Unauthorized');
+      assert.match(body.message, /X-SVC-API-Key/);
+    }
+    const wrong = await svc.request('GET', '/v1/functions', undefined, { 'x-svc-api-key': 'nope' });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.body.message, /Invalid API key/);
+  });
+
+  it('accepts the key in any header case and under the x-bb-api-key alias', async () => {
+    for (const header of ['X-SVC-API-KEY', 'x-svc-api-key', 'X-Bb-Api-Key']) {
+      const res = await fetch(svc.url + '/v1/functions', { headers: { [header]: svc.apiKey } });
+      assert.equal(res.status, 200, header);
+    }
+  });
+
+  it('serves health, readiness and Prometheus metrics', async () => {
+    assert.equal((await fetch(svc.url + '/healthz')).status, 200);
+    const ready = await fetch(svc.url + '/readyz');
+    assert.equal(ready.status, 200);
+    const metrics = await (await fetch(svc.url + '/metrics')).text();
+    for (const name of ['browserfn_invocations_total', 'browserfn_invocation_duration_seconds', 'browserfn_build_duration_seconds', 'browserfn_workqueue_depth']) {
+      assert.ok(metrics.includes(name), `metric ${name}`);
+    }
+  });
+
+  it('refuses malformed uploads with 4xx and a message saying what to send', async () => {
+    const noMultipart = await svc.request('POST', '/v1/functions/builds', { entrypoint: 'index.ts' });
+    assert.equal(noMultipart.status, 415);
+    assert.match(noMultipart.body.message, /multipart\/form-data/);
+
+    const form = (metadata: string | undefined, archive?: Uint8Array) => {
+      const f = new FormData();
+      if (metadata !== undefined) f.append('metadata', metadata);
+      if (archive) f.append('archive', new Blob([archive]), 'archive.tar.gz');
+      return f;
+    };
+    const gz = new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const cases: [FormData, RegExp][] = [
+      [form(undefined, gz), /Missing the "metadata"/],
+      [form('{bad', gz), /not valid JSON/],
+      [form('{}', gz), /entrypoint is required/],
+      [form('{"entrypoint":"../outside.ts"}', gz), /relative path inside the project/],
+      [form('{"entrypoint":"index.ts"}'), /Missing the "archive"/],
+      [form('{"entrypoint":"index.ts"}', new TextEncoder().encode('plain text')), /gzip/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await svc.request('POST', '/v1/functions/builds', body);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(res.body.message, message);
+    }
+    const builds = await svc.request('GET', '/v1/functions/builds');
+    assert.equal(builds.body.total, 0, 'a refused upload leaves no build behind');
+  });
+
+  const failures: [string, Record<string, string>, string, RegExp][] = [
+    ['a syntax error (with file and line)', { 'index.ts': `import './broken.js';`, 'broken.ts': `import { defineFn } from 'browserfn';\ndefineFn('x', async () => {\n  return {;\n});\n` }, 'BUNDLE_FAILED', /broken\.ts:3/],
+    ['no defineFn', { 'index.ts': `export const x = 1;` }, 'NO_MANIFESTS_FOUND', /defineFn/],
+    ['two Functions with one name', { 'index.ts': `import { defineFn } from 'browserfn';\nimport './b.js';\ndefineFn('same', async () => 1);`, 'b.ts': `import { defineFn } from 'browserfn';\ndefineFn('same', async () => 2);` }, 'DUPLICATE_FUNCTION_NAME', /same/],
+    ['a bad sessionConfig', { 'index.ts': `import { defineFn } from 'browserfn';\ndefineFn('cfg', async () => 1, { sessionConfig: { timeout: 5 } as any });` }, 'INVALID_SESSION_CREATE_PARAMS', /timeout/],
+  ];
+  for (const [what, files, code, message] of failures) {
+    it(`fails a build with ${what}: FAILED, cause ${code}`, async () => {
+      const build = await publish(svc, writeProject(files));
+      assert.equal(build.status, 'FAILED');
+      assert.equal(build.cause?.code, code, JSON.stringify(build.cause));
+      assert.match(build.cause?.message ?? '', message);
+    });
+  }
+});

@@ -1,0 +1,67 @@
+// The CLI as a user runs it: `browserfn publish <entry>` then `browserfn invoke <id>`.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestService, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 180_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as NodeJS.ErrnoException & { code?: number }).code as number) ?? 1 : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('browserfn CLI: publish and invoke', function () {
+  this.timeout(240_000);
+  let svc: TestService;
+  let env: Record<string, string>;
+
+  before(async () => {
+    svc = await startTestService();
+    env = { BROWSERFN_API_KEY: svc.apiKey, BROWSERFN_API_URL: svc.url };
+  });
+  after(async () => svc?.stop());
+
+  it('publishes Functions spread over files, prints each with its ID, and invokes one', async () => {
+    const root = writeProject({
+      'src/main.ts': `import './a.js';\nimport './nested/b.js';\n`,
+      'src/a.ts': `import { defineFn } from 'browserfn';\ndefineFn('add', async (_ctx, p: { a: number; b: number }) => { console.log('adding'); return p.a + p.b; });`,
+      'src/nested/b.ts': `import { defineFn } from 'browserfn';\ndefineFn('boom', async () => { throw new Error('kaput'); });`,
+      'node_modules/ignored/index.js': 'this is never uploaded',
+      '.env': 'SECRET=never-uploaded',
+    });
+    const published = await run(['publish', join(root, 'src/main.ts')], env);
+    assert.equal(published.code, 0, published.stderr);
+    assert.match(published.stdout, /Packed \d+ files/);
+    assert.doesNotMatch(published.stdout, /node_modules/);
+    const ids = Object.fromEntries([...published.stdout.matchAll(/^\s+(\S+)\s+id=([0-9a-f-]{36})/gm)].map((m) => [m[1], m[2]]));
+    assert.deepEqual(Object.keys(ids).sort(), ['add', 'boom']);
+
+    const ok = await run(['invoke', ids.add, '--params', '{"a":2,"b":40}'], env);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout), 42);
+    assert.match(ok.stderr, /adding/);
+
+    const failed = await run(['invoke', ids.boom], env);
+    assert.notEqual(failed.code, 0);
+    assert.match(failed.stderr, /WORKLOAD_ERROR: kaput/);
+  });
+
+  it('exits non-zero with the cause when a build fails', async () => {
+    const root = writeProject({ 'index.ts': 'export const nothing = 1;' });
+    const res = await run(['publish', join(root, 'index.ts')], env);
+    assert.notEqual(res.code, 0);
+    assert.match(res.stderr, /NO_MANIFESTS_FOUND/);
+  });
+
+  it('says what to do without an API key', async () => {
+    const res = await run(['invoke', '00000000-0000-4000-8000-000000000000'], { BROWSERFN_API_KEY: '', BROWSERFN_API_URL: svc.url });
+    assert.notEqual(res.code, 0);
+    assert.match(res.stderr, /Set BROWSERFN_API_KEY/);
+  });
+});

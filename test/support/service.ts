@@ -1,0 +1,73 @@
+// Starts the real `browserfn serve` stack in-process on 127.0.0.1:0 with a fresh data dir.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings } from '../../src/config/settings.js';
+import { createLogger } from '../../src/config/logger.js';
+import { startStandalone, type Standalone } from '../../src/server/standalone.js';
+
+export interface TestService {
+  url: string;
+  dataDir: string;
+  apiKey: string;
+  service: Standalone;
+  /** Stops and starts again on the same data dir (a process restart). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+}
+
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-test-'));
+  const apiKey = 'test-key-' + Math.random().toString(36).slice(2);
+  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, ...env };
+  const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  let service = await boot();
+  const handle: TestService = {
+    get url() {
+      return service.url;
+    },
+    dataDir,
+    apiKey,
+    get service() {
+      return service;
+    },
+    async restart() {
+      await service.stop();
+      service = await boot();
+    },
+    async stop() {
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    async request(method, path, body, headers = {}) {
+      const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey, ...headers } };
+      if (body instanceof FormData) init.body = body;
+      else if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(service.url + path, init);
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, body: parsed as any };
+    },
+  } as TestService;
+  return handle;
+}
+
+/** Polls until `check` returns a value, at most `timeoutMs`; the test fails with `what` otherwise. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -1,0 +1,8 @@
+// `make bench`: every benchmark of the project, each printing its figures next to a baseline
+// measured in the same run on the same machine.
+import { runInvocationBench } from './invocations.js';
+import { runFetchBench } from './fetch.js';
+
+const only = process.argv[2];
+if (!only || only === 'invocations') await runInvocationBench();
+if (!only || only === 'fetch') await runFetchBench();

@@ -17,6 +17,8 @@ import { setCondition } from '../conditions.js';
 
 /** A build that has not reported by then is failed as TIMED_OUT. */
 export const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
+/** How long a new Build may wait for its upload to be stored. */
+const ARCHIVE_WAIT_MS = 60 * 1000;
 
 export interface BuildReconcilerDeps {
   cluster: ClusterPort;
@@ -45,6 +47,13 @@ export class BuildReconciler implements Reconciler {
 
     const pod = this.deps.pods.get(namespace, buildPodName(build));
     if (!pod) {
+      // The façade stores the upload right after the Build; wait for it rather than start a pod without it.
+      if (!(await cluster.resource(Kinds.ConfigMap).get(namespace, build.spec.archiveConfigMap))) {
+        const age = Date.now() - Date.parse(build.metadata.creationTimestamp ?? nowIso());
+        if (age < ARCHIVE_WAIT_MS) return { requeueAfterMs: 250 };
+        await this.fail(build, 'INTERNAL_ERROR', 'The uploaded archive is missing; publish again');
+        return;
+      }
       const running = this.deps.pods.list((p) => p.metadata.labels?.[Labels.role] === Roles.buildPod && !isPodTerminal(p)).length;
       if (running >= this.deps.maxConcurrentBuilds) return { requeueAfterMs: 1000 };
       try {

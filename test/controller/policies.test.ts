@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { deterministicUuid, functionObjectName } from '../../src/functions/naming.js';
+import { capLogs, capResults, OUTCOME_LIMITS } from '../../src/functions/outcome-limits.js';
+import { browserPod } from '../../src/controller/pods/templates.js';
+import { verifyPodToken } from '../../src/runtime/pod-token.js';
+import type { InvocationObject } from '../../src/schemas/resources.js';
+
+describe('controller policies', () => {
+  it('maps any Function name to a valid, stable, distinct object name', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 200 }), (name) => {
+        const objectName = functionObjectName(name);
+        assert.match(objectName, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+        assert.ok(objectName.length <= 63);
+        assert.equal(functionObjectName(name), objectName);
+      }),
+    );
+    assert.notEqual(functionObjectName('Foo'), functionObjectName('foo'));
+  });
+
+  it('derives UUIDs deterministically', () => {
+    const id = deterministicUuid('build-uid', 'fn');
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(deterministicUuid('build-uid', 'fn'), id);
+    assert.notEqual(deterministicUuid('build-uid', 'fn2'), id);
+  });
+
+  it('keeps the newest log entries within the cap and says how many were dropped', () => {
+    const entries = Array.from({ length: 1000 }, (_, i) => ({ level: 'info', message: `line ${i} ${'x'.repeat(100)}`, timestamp: 't' }));
+    const capped = capLogs(entries, 10_000);
+    assert.ok(Buffer.byteLength(JSON.stringify(capped)) < 10_500);
+    assert.match(capped[0].message, /earlier log entries dropped/);
+    assert.equal(capped.at(-1), entries.at(-1));
+    assert.equal(capLogs(entries.slice(0, 3), 10_000).length, 3);
+  });
+
+  it('fails an invocation whose results exceed the cap instead of cutting them', () => {
+    const big = capResults({ kind: 'invocation', phase: 'COMPLETED', results: 'x'.repeat(OUTCOME_LIMITS.resultsBytes + 1), logs: [] });
+    assert.equal(big.phase, 'FAILED');
+    assert.equal(big.cause?.code, 'WORKLOAD_ERROR');
+    assert.equal(big.results, undefined);
+    const small = capResults({ kind: 'invocation', phase: 'COMPLETED', results: { ok: true }, logs: [] });
+    assert.deepEqual(small.results, { ok: true });
+  });
+
+  it('builds a browser pod bound to its invocation, without cluster rights, with a token for its own name only', () => {
+    const inv = {
+      apiVersion: 'browserfn.dev/v1alpha1',
+      kind: 'Invocation',
+      metadata: { name: 'abc', namespace: 'proj', uid: '11111111-1111-4111-8111-111111111111' },
+      spec: { functionName: 'f', functionUid: 'u', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: {}, timeoutSeconds: 60, sessionId: 's' },
+    } as InvocationObject;
+    const pod = browserPod(inv, 1, { controlUrl: 'http://cp', podTokenSecret: 'secret', image: 'img', nodeName: 'local' });
+    assert.equal(pod.metadata.name, 'abc-a1');
+    assert.equal(pod.spec.automountServiceAccountToken, false);
+    assert.equal(pod.spec.activeDeadlineSeconds, 120);
+    assert.equal(pod.metadata.ownerReferences?.[0].uid, inv.metadata.uid);
+    const token = pod.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_POD_TOKEN')!.value!;
+    assert.ok(verifyPodToken('secret', 'proj', 'abc-a1', token));
+    assert.ok(!verifyPodToken('secret', 'proj', 'abc-a2', token));
+    assert.deepEqual(pod.spec.containers[0].securityContext?.capabilities, { drop: ['ALL'] });
+  });
+});

@@ -49,7 +49,7 @@ describe('façade guards and build failures (embedded)', function () {
     assert.equal(noMultipart.status, 415);
     assert.match(noMultipart.body.message, /multipart\/form-data/);
 
-    const form = (metadata: string | undefined, archive?: Uint8Array) => {
+    const form = (metadata: string | undefined, archive?: Uint8Array<ArrayBuffer>) => {
       const f = new FormData();
       if (metadata !== undefined) f.append('metadata', metadata);
       if (archive) f.append('archive', new Blob([archive]), 'archive.tar.gz');
@@ -62,7 +62,7 @@ describe('façade guards and build failures (embedded)', function () {
       [form('{}', gz), /entrypoint is required/],
       [form('{"entrypoint":"../outside.ts"}', gz), /relative path inside the project/],
       [form('{"entrypoint":"index.ts"}'), /Missing the "archive"/],
-      [form('{"entrypoint":"index.ts"}', new TextEncoder().encode('plain text')), /gzip/],
+      [form('{"entrypoint":"index.ts"}', new Uint8Array(new TextEncoder().encode('plain text'))), /gzip/],
     ];
     for (const [body, message] of cases) {
       const res = await svc.request('POST', '/v1/functions/builds', body);

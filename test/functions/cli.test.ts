@@ -11,7 +11,8 @@ const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 180_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as NodeJS.ErrnoException & { code?: number }).code as number) ?? 1 : 0, stdout, stderr });
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout, stderr });
     });
   });
 }

@@ -1,0 +1,429 @@
+// The embedded store: Kubernetes API semantics over one SQLite file. Every write is one SQLite
+// transaction that also appends its events (one per resourceVersion, so versions are dense) and
+// runs owner-reference garbage collection; watchers hear about it only after the commit.
+import sqlite from 'node-sqlite3-wasm';
+import type { Database } from 'node-sqlite3-wasm';
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeObject, ResourceType } from '../objects.js';
+import type { DeleteOptions, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../port.js';
+import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError } from '../port.js';
+import { parseLabelSelector } from '../labels.js';
+import { admitCreate, admitStatusUpdate, admitUpdate, describeObject, markDeleting, validateNamespace } from './admission.js';
+import { parseFieldSelector } from './field-selector.js';
+import { claimStoreFile } from './file-owner.js';
+import { migrate, readMeta, writeMeta } from './schema.js';
+import { Sealer } from './sealing.js';
+import { WatchHub, type StoreEvent, type StoreEventType, type Watcher } from './watch-hub.js';
+
+export interface EmbeddedStoreOptions {
+  /** SQLite file path, or ':memory:' (tests). */
+  file: string;
+  /** 32 bytes; Secrets are sealed with it (AES-256-GCM). */
+  encryptionKey: Buffer;
+  /** How many of the newest events are kept for watches that resume from a resourceVersion. */
+  eventRetention?: number;
+}
+
+export const DEFAULT_EVENT_RETENTION = 10_000;
+
+/** The resource's storage name, as the API server keys it: plural plus group. */
+export const resourceKey = (type: ResourceType): string => (type.group ? `${type.plural}.${type.group}` : type.plural);
+
+const SEALED_RESOURCE = 'secrets';
+const KEY_CHECK = 'browserfn embedded store key check';
+
+interface Located {
+  resource: string;
+  object: KubeObject;
+}
+
+export class EmbeddedStore {
+  private readonly hub = new WatchHub();
+  private closed = false;
+  /** Last committed resourceVersion, and the newest version whose events may have been dropped. */
+  private version: number;
+  private compactedThrough: number;
+  /** State of the write transaction in progress. */
+  private tx?: { version: number; compactedThrough: number; events: StoreEvent[] };
+
+  private constructor(
+    private readonly db: Database,
+    private readonly sealer: Sealer,
+    private readonly retention: number,
+    private readonly release: () => void,
+  ) {
+    this.version = Number(readMeta(db, 'resourceVersion'));
+    this.compactedThrough = Number(readMeta(db, 'compactedThrough'));
+  }
+
+  static open(options: EmbeddedStoreOptions): EmbeddedStore {
+    const sealer = new Sealer(options.encryptionKey);
+    const retention = options.eventRetention ?? DEFAULT_EVENT_RETENTION;
+    if (!Number.isInteger(retention) || retention < 1) throw new Error(`eventRetention must be a positive integer; got ${retention}`);
+    const release = options.file === ':memory:' ? () => {} : claimStoreFile(options.file);
+    let db: Database | undefined;
+    try {
+      db = new sqlite.Database(options.file);
+      // This process owns the file (see file-owner.ts): hold SQLite's lock for the whole session.
+      db.exec('PRAGMA locking_mode = EXCLUSIVE');
+      migrate(db);
+      checkEncryptionKey(db, sealer);
+      return new EmbeddedStore(db, sealer, retention, release);
+    } catch (err) {
+      if (db?.isOpen) db.close();
+      release();
+      throw err;
+    }
+  }
+
+  get currentVersion(): string {
+    return String(this.version);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.hub.closeAll();
+    this.db.close();
+    this.release();
+  }
+
+  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
+    this.assertOpen();
+    return this.read(resourceKey(type), validateNamespace(type, namespace), name);
+  }
+
+  list(type: ResourceType, namespace: string | undefined, options: ListOptions = {}): ObjectList<KubeObject> {
+    this.assertOpen();
+    const labels = parseLabelSelector(options.labelSelector);
+    const fields = parseFieldSelector(options.fieldSelector);
+    const items = this.rows(type, namespace)
+      .map((row) => this.decode(row.resource, row.namespace, row.name, row.body))
+      .filter((obj) => labels.matches(obj.metadata.labels) && fields.matches(obj));
+    return { items, resourceVersion: this.currentVersion };
+  }
+
+  create(type: ResourceType, input: KubeObject): KubeObject {
+    return this.transact(() => {
+      const obj = admitCreate(type, input, new Date());
+      const resource = resourceKey(type);
+      const namespace = obj.metadata.namespace ?? '';
+      if (this.read(resource, namespace, obj.metadata.name)) {
+        throw new AlreadyExistsError(`${describeObject(type, obj.metadata.namespace, obj.metadata.name)} already exists`);
+      }
+      const created = this.put(resource, obj, 'ADDED');
+      if (obj.metadata.ownerReferences?.length) this.collectGarbage(obj.metadata.uid as string);
+      return created;
+    });
+  }
+
+  update(type: ResourceType, input: KubeObject, subresource: 'main' | 'status'): KubeObject {
+    return this.transact(() => {
+      const resource = resourceKey(type);
+      const name = input?.metadata?.name;
+      if (typeof name !== 'string' || name === '') throw new InvalidError(`${type.kind}: metadata.name is required`);
+      const namespace = validateNamespace(type, input.metadata.namespace);
+      const stored = this.read(resource, namespace, name);
+      if (!stored) throw new NotFoundError(`${describeObject(type, namespace, name)} not found`);
+      const sent = input.metadata.resourceVersion;
+      // Like the API server: no resourceVersion means an unconditional update.
+      if (sent !== undefined && sent !== '' && sent !== stored.metadata.resourceVersion) {
+        throw new ConflictError(
+          `Operation cannot be fulfilled on ${describeObject(type, namespace, name)}: the object has been modified (you sent resourceVersion ${sent}, the stored one is ${stored.metadata.resourceVersion}); get the latest version, apply your changes to it and try again`,
+        );
+      }
+      const next = subresource === 'status' ? admitStatusUpdate(type, stored, input) : admitUpdate(type, stored, input);
+      if (isDeepStrictEqual(next, stored)) return stored;
+      if (stored.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
+        // The last finalizer is gone: the object goes away now. As with etcd, the DELETED event
+        // (and this result) carry the state stored before this request.
+        return this.deleteCascading({ resource, object: stored });
+      }
+      const updated = this.put(resource, next, 'MODIFIED', stored);
+      if (!isDeepStrictEqual(next.metadata.ownerReferences, stored.metadata.ownerReferences)) this.collectGarbage(next.metadata.uid as string);
+      return updated;
+    });
+  }
+
+  delete(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}): void {
+    this.transact(() => {
+      const resource = resourceKey(type);
+      const ns = validateNamespace(type, namespace);
+      const stored = this.read(resource, ns, name);
+      if (!stored) throw new NotFoundError(`${describeObject(type, namespace, name)} not found`);
+      if (options.uid !== undefined && options.uid !== stored.metadata.uid) {
+        throw new ConflictError(`Precondition failed deleting ${describeObject(type, namespace, name)}: UID in precondition: ${options.uid}, UID in object meta: ${stored.metadata.uid}`);
+      }
+      if (options.resourceVersion !== undefined && options.resourceVersion !== stored.metadata.resourceVersion) {
+        throw new ConflictError(
+          `Precondition failed deleting ${describeObject(type, namespace, name)}: ResourceVersion in precondition: ${options.resourceVersion}, ResourceVersion in object meta: ${stored.metadata.resourceVersion}`,
+        );
+      }
+      if (stored.metadata.deletionTimestamp) return;
+      if (stored.metadata.finalizers?.length) this.put(resource, markDeleting(stored, new Date()), 'MODIFIED', stored);
+      else this.deleteCascading({ resource, object: stored });
+    });
+  }
+
+  watch(
+    type: ResourceType,
+    namespace: string | undefined,
+    options: WatchOptions,
+    onEvent: (event: WatchEvent<KubeObject>) => void,
+    onError?: (err: Error) => void,
+  ): Watcher {
+    this.assertOpen();
+    const resource = resourceKey(type);
+    const scope = type.namespaced ? namespace : undefined;
+    const filter = { resource, namespace: scope, labels: parseLabelSelector(options.labelSelector), fields: parseFieldSelector(options.fieldSelector) };
+    const from = options.resourceVersion;
+    if (from !== undefined && from !== '' && !/^\d+$/.test(from)) throw new InvalidError(`resourceVersion "${from}" is not valid: expected a non-negative integer`);
+    // Registration and backlog happen in one synchronous step, so no write can fall between them.
+    const watcher = this.hub.add(filter, onEvent, onError);
+    if (from === undefined || from === '') return watcher;
+    if (from === '0') {
+      // "Any version": the current state as synthetic ADDED events, then live ones (as the API server does).
+      for (const row of this.rows(type, scope)) {
+        const json = this.decodeJson(row.resource, row.namespace, row.name, row.body);
+        const object = JSON.parse(json) as KubeObject;
+        watcher.offer({ resourceVersion: Number(object.metadata.resourceVersion), type: 'ADDED', resource, namespace: row.namespace, object, json });
+      }
+      return watcher;
+    }
+    const since = Number(from);
+    if (since < this.compactedThrough) {
+      watcher.fail(new GoneError(`too old resource version: ${since} (the store keeps events after ${this.compactedThrough}); list again and watch from the list's resourceVersion`));
+      return watcher;
+    }
+    const clauses = ['resource_version > ?', 'resource = ?'];
+    const params: (string | number)[] = [since, resource];
+    if (scope !== undefined) {
+      clauses.push('namespace = ?');
+      params.push(scope);
+    }
+    for (const row of this.db.all(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY resource_version`, params)) {
+      watcher.offer(this.eventFromRow(row));
+    }
+    return watcher;
+  }
+
+  // ---- reading ----
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the embedded cluster store is closed');
+  }
+
+  private rows(type: ResourceType, namespace: string | undefined): { resource: string; namespace: string; name: string; body: string }[] {
+    const resource = resourceKey(type);
+    const scoped = type.namespaced && namespace !== undefined;
+    const rows = scoped
+      ? this.db.all('SELECT resource, namespace, name, body FROM objects WHERE resource = ? AND namespace = ? ORDER BY name', [resource, namespace])
+      : this.db.all('SELECT resource, namespace, name, body FROM objects WHERE resource = ? ORDER BY namespace, name', [resource]);
+    return rows as { resource: string; namespace: string; name: string; body: string }[];
+  }
+
+  private read(resource: string, namespace: string, name: string): KubeObject | undefined {
+    const row = this.db.get('SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?', [resource, namespace, name]);
+    return row ? this.decode(resource, namespace, name, String(row.body)) : undefined;
+  }
+
+  private readByUid(uid: string): Located | undefined {
+    const row = this.db.get('SELECT resource, namespace, name, body FROM objects WHERE uid = ?', [uid]);
+    if (!row) return undefined;
+    const resource = String(row.resource);
+    return { resource, object: this.decode(resource, String(row.namespace), String(row.name), String(row.body)) };
+  }
+
+  private encode(resource: string, namespace: string, name: string, json: string): string {
+    return resource === SEALED_RESOURCE ? this.sealer.seal(json, `${resource}/${namespace}/${name}`) : json;
+  }
+
+  private decodeJson(resource: string, namespace: string, name: string, body: string): string {
+    return resource === SEALED_RESOURCE ? this.sealer.open(body, `${resource}/${namespace}/${name}`) : body;
+  }
+
+  private decode(resource: string, namespace: string, name: string, body: string): KubeObject {
+    return JSON.parse(this.decodeJson(resource, namespace, name, body)) as KubeObject;
+  }
+
+  private eventFromRow(row: Record<string, unknown>): StoreEvent {
+    const [resource, namespace, name] = [String(row.resource), String(row.namespace), String(row.name)];
+    const json = this.decodeJson(resource, namespace, name, String(row.body));
+    const previousJson = row.previous_body === null ? undefined : this.decodeJson(resource, namespace, name, String(row.previous_body));
+    return {
+      resourceVersion: Number(row.resource_version),
+      type: String(row.type) as StoreEventType,
+      resource,
+      namespace,
+      object: JSON.parse(json) as KubeObject,
+      json,
+      previous: previousJson === undefined ? undefined : { object: JSON.parse(previousJson) as KubeObject, json: previousJson },
+    };
+  }
+
+  // ---- writing (inside transact) ----
+
+  private transact<R>(work: () => R): R {
+    this.assertOpen();
+    const tx = { version: this.version, compactedThrough: this.compactedThrough, events: [] as StoreEvent[] };
+    this.tx = tx;
+    this.db.exec('BEGIN IMMEDIATE');
+    let result: R;
+    try {
+      result = work();
+      if (tx.version !== this.version) {
+        writeMeta(this.db, 'resourceVersion', String(tx.version));
+        this.compact(tx);
+      }
+      this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    } finally {
+      this.tx = undefined;
+    }
+    this.version = tx.version;
+    this.compactedThrough = tx.compactedThrough;
+    this.hub.publish(tx.events);
+    return result;
+  }
+
+  private activeTx(): NonNullable<EmbeddedStore['tx']> {
+    if (!this.tx) throw new Error('internal: store write outside a transaction');
+    return this.tx;
+  }
+
+  /** Keeps the newest `retention` events; versions are dense, so that is a range delete. */
+  private compact(tx: NonNullable<EmbeddedStore['tx']>): void {
+    const threshold = tx.version - this.retention;
+    if (threshold <= tx.compactedThrough) return;
+    this.db.run('DELETE FROM events WHERE resource_version <= ?', [threshold]);
+    writeMeta(this.db, 'compactedThrough', String(threshold));
+    tx.compactedThrough = threshold;
+  }
+
+  /** Writes the object at the next resourceVersion, with its event; returns a caller-owned copy. */
+  private put(resource: string, obj: KubeObject, type: 'ADDED' | 'MODIFIED', previous?: KubeObject): KubeObject {
+    const tx = this.activeTx();
+    tx.version += 1;
+    obj.metadata.resourceVersion = String(tx.version);
+    const json = JSON.stringify(obj);
+    const namespace = obj.metadata.namespace ?? '';
+    const uid = obj.metadata.uid as string;
+    this.db.run(
+      `INSERT INTO objects (resource, namespace, name, uid, resource_version, body) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (resource, namespace, name) DO UPDATE SET uid = excluded.uid, resource_version = excluded.resource_version, body = excluded.body`,
+      [resource, namespace, obj.metadata.name, uid, tx.version, this.encode(resource, namespace, obj.metadata.name, json)],
+    );
+    this.db.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
+    for (const ref of obj.metadata.ownerReferences ?? []) {
+      this.db.run('INSERT OR IGNORE INTO owner_references (owner_uid, dependent_uid) VALUES (?, ?)', [ref.uid, uid]);
+    }
+    this.record(type, resource, obj, json, previous);
+    return JSON.parse(json) as KubeObject;
+  }
+
+  private record(type: StoreEventType, resource: string, object: KubeObject, json: string, previous?: KubeObject): void {
+    const tx = this.activeTx();
+    const namespace = object.metadata.namespace ?? '';
+    const name = object.metadata.name;
+    // The earlier state matters to label-selector watchers only when the labels changed.
+    const labelsChanged = previous !== undefined && !isDeepStrictEqual(previous.metadata.labels ?? {}, object.metadata.labels ?? {});
+    const previousJson = labelsChanged ? JSON.stringify(previous) : undefined;
+    this.db.run('INSERT INTO events (resource_version, type, resource, namespace, name, body, previous_body) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+      tx.version,
+      type,
+      resource,
+      namespace,
+      name,
+      this.encode(resource, namespace, name, json),
+      previousJson === undefined ? null : this.encode(resource, namespace, name, previousJson),
+    ]);
+    tx.events.push({
+      resourceVersion: tx.version,
+      type,
+      resource,
+      namespace,
+      object,
+      json,
+      previous: previousJson === undefined ? undefined : { object: previous as KubeObject, json: previousJson },
+    });
+  }
+
+  /**
+   * Removes an object, then garbage-collects its dependents the way the Kubernetes garbage collector
+   * does in background propagation: a dependent whose owners are all gone is deleted (or marked, if
+   * it has finalizers), one that still has an owner only loses the dangling references.
+   * Returns the removed object as its DELETED event carries it.
+   */
+  private deleteCascading(first: Located): KubeObject {
+    const tx = this.activeTx();
+    const queue: Located[] = [first];
+    let removed: KubeObject | undefined;
+    while (queue.length) {
+      const { resource, object } = queue.shift() as Located;
+      const uid = object.metadata.uid as string;
+      tx.version += 1;
+      object.metadata.resourceVersion = String(tx.version);
+      this.db.run('DELETE FROM objects WHERE uid = ?', [uid]);
+      this.db.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
+      const json = JSON.stringify(object);
+      this.record('DELETED', resource, object, json);
+      removed ??= JSON.parse(json) as KubeObject;
+      const dependents = this.db.all('SELECT dependent_uid FROM owner_references WHERE owner_uid = ?', [uid]);
+      this.db.run('DELETE FROM owner_references WHERE owner_uid = ?', [uid]);
+      for (const row of dependents) {
+        const doomed = this.collectableDependent(String(row.dependent_uid));
+        if (doomed) queue.push(doomed);
+      }
+    }
+    return removed as KubeObject;
+  }
+
+  /** Applies the garbage collector's rule to one object now (after a write that changed its owners). */
+  private collectGarbage(uid: string): void {
+    const doomed = this.collectableDependent(uid);
+    if (doomed) this.deleteCascading(doomed);
+  }
+
+  /** Drops dangling owner references; returns the object when it has no owner left and must go. */
+  private collectableDependent(uid: string): Located | undefined {
+    const found = this.readByUid(uid);
+    if (!found) return undefined;
+    const { resource, object } = found;
+    const refs = object.metadata.ownerReferences ?? [];
+    const live = refs.filter((ref) => this.ownerExists(ref.uid, object.metadata.namespace ?? ''));
+    if (live.length === refs.length) return undefined;
+    if (live.length > 0) {
+      const next = JSON.parse(JSON.stringify(object)) as KubeObject;
+      next.metadata.ownerReferences = live;
+      this.put(resource, next, 'MODIFIED', object);
+      return undefined;
+    }
+    if (object.metadata.deletionTimestamp) return undefined;
+    if (object.metadata.finalizers?.length) {
+      this.put(resource, markDeleting(object, new Date()), 'MODIFIED', object);
+      return undefined;
+    }
+    return found;
+  }
+
+  /** An owner counts when it exists and is cluster-scoped or in the dependent's namespace. */
+  private ownerExists(ownerUid: string, dependentNamespace: string): boolean {
+    const row = this.db.get('SELECT namespace FROM objects WHERE uid = ?', [ownerUid]);
+    return !!row && (row.namespace === '' || row.namespace === dependentNamespace);
+  }
+}
+
+function checkEncryptionKey(db: Database, sealer: Sealer): void {
+  const stored = readMeta(db, 'encryptionKeyCheck');
+  if (stored === undefined) {
+    writeMeta(db, 'encryptionKeyCheck', sealer.seal(KEY_CHECK, 'meta/encryptionKeyCheck'));
+    return;
+  }
+  try {
+    sealer.open(stored, 'meta/encryptionKeyCheck');
+  } catch {
+    throw new Error('the encryption key does not match the one this store file was created with; pass the original key');
+  }
+}

@@ -1,0 +1,57 @@
+// Attaching project secrets to Functions: the Function's spec.secrets lists the attached secret IDs.
+// Updates use the store's optimistic concurrency (re-read and retry on conflict), so concurrent
+// attaches, detaches and publishes never lose each other's change.
+import { Kinds } from '../cluster/objects.js';
+import { isConflict, isNotFound, type ClusterPort } from '../cluster/port.js';
+import { HttpError } from '../api/http-error.js';
+import type { FunctionObject } from '../schemas/resources.js';
+
+const MAX_CONFLICT_RETRIES = 10;
+
+/**
+ * Applies `change` to the Function's attached IDs and stores the result; `change` returns
+ * undefined when there is nothing to change (which makes attach and detach idempotent).
+ */
+async function changeAttachments(cluster: ClusterPort, fn: FunctionObject, change: (ids: string[]) => string[] | undefined): Promise<void> {
+  const functions = cluster.resource<FunctionObject>(Kinds.Function);
+  let current: FunctionObject | undefined = fn;
+  for (let attempt = 0; ; attempt++) {
+    if (!current || current.metadata.uid !== fn.metadata.uid || current.metadata.deletionTimestamp) {
+      throw new HttpError(404, `Function ${fn.metadata.uid} does not exist in this project`);
+    }
+    const next = change(current.spec.secrets ?? []);
+    if (!next) return;
+    try {
+      await functions.update({ ...current, spec: { ...current.spec, secrets: next } });
+      return;
+    } catch (err) {
+      if (!isConflict(err) && !isNotFound(err)) throw err;
+      if (attempt >= MAX_CONFLICT_RETRIES) throw err;
+    }
+    current = await functions.get(fn.metadata.namespace, fn.metadata.name);
+  }
+}
+
+export function attachSecret(cluster: ClusterPort, fn: FunctionObject, secretId: string): Promise<void> {
+  const id = secretId.toLowerCase();
+  return changeAttachments(cluster, fn, (ids) => (ids.includes(id) ? undefined : [...ids, id]));
+}
+
+export function detachSecret(cluster: ClusterPort, fn: FunctionObject, secretId: string): Promise<void> {
+  const id = secretId.toLowerCase();
+  return changeAttachments(cluster, fn, (ids) => (ids.includes(id) ? ids.filter((x) => x !== id) : undefined));
+}
+
+/** Removes a deleted secret's ID from every Function of the project that still lists it. */
+export async function detachFromAllFunctions(cluster: ClusterPort, project: string, secretId: string): Promise<void> {
+  const { items } = await cluster.resource<FunctionObject>(Kinds.Function).list(project);
+  for (const fn of items) {
+    if (!(fn.spec.secrets ?? []).includes(secretId)) continue;
+    try {
+      await detachSecret(cluster, fn, secretId);
+    } catch (err) {
+      // A Function deleted meanwhile has nothing left to detach.
+      if (!(err instanceof HttpError && err.status === 404)) throw err;
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// Records a browser session over CDP for later inspection: console messages, page exceptions,
+// network requests/responses/failures and navigation/load events of every page, attached at
+// browser level (flattened sessions), so pages opened by any client are covered from their start.
+import CDP from 'chrome-remote-interface';
+
+export interface SessionLogEntry {
+  method: string;
+  /** Target ID of the page the event came from. */
+  pageId?: string;
+  /** CDP session ID the recorder attached to that page with. */
+  sessionId?: string;
+  frameId?: string;
+  loaderId?: string;
+  /** Milliseconds since the epoch when the recorder received the event. */
+  timestamp: number;
+  params: unknown;
+}
+
+export interface RecorderLimits {
+  maxEntries: number;
+  /** Sum of serialized params kept (characters). */
+  maxTotalChars: number;
+  /** Params of one event serialized longer than this are replaced by a preview. */
+  maxParamsChars: number;
+}
+
+export const DEFAULT_RECORDER_LIMITS: RecorderLimits = { maxEntries: 2000, maxTotalChars: 1024 * 1024, maxParamsChars: 8 * 1024 };
+
+export const RECORDED_EVENTS: ReadonlySet<string> = new Set([
+  'Runtime.consoleAPICalled',
+  'Runtime.exceptionThrown',
+  'Network.requestWillBeSent',
+  'Network.responseReceived',
+  'Network.loadingFinished',
+  'Network.loadingFailed',
+  'Page.frameNavigated',
+  'Page.navigatedWithinDocument',
+  'Page.domContentEventFired',
+  'Page.loadEventFired',
+  'Page.javascriptDialogOpening',
+]);
+
+const PREVIEW_CHARS = 1024;
+
+interface AttachedToTarget {
+  sessionId: string;
+  targetInfo: { targetId: string; type: string };
+  waitingForDebugger: boolean;
+}
+
+export class SessionRecorder {
+  readonly #client: CDP.Client;
+  readonly #limits: RecorderLimits;
+  readonly #entries: SessionLogEntry[] = [];
+  readonly #pageOfSession = new Map<string, string>();
+  #totalChars = 0;
+  #dropped = 0;
+  #stopped = false;
+
+  private constructor(client: CDP.Client, limits: RecorderLimits) {
+    this.#client = client;
+    this.#limits = limits;
+  }
+
+  /** Connects to the browser endpoint; resolves once every existing page is instrumented. */
+  static async start(wsEndpoint: string, limits: RecorderLimits = DEFAULT_RECORDER_LIMITS): Promise<SessionRecorder> {
+    // An empty protocol descriptor: the recorder only uses raw send/events, and building the typed
+    // API from the full descriptor costs a few hundred milliseconds before the first invocation.
+    const client = await CDP({ target: wsEndpoint, protocol: { domains: [] } as unknown as CDP.Protocol });
+    const recorder = new SessionRecorder(client, limits);
+    let startup: Promise<void>[] | undefined = [];
+    client.on('event', (message: CDP.EventMessage) => {
+      const pending = recorder.#onEvent(message);
+      if (pending) startup?.push(pending);
+    });
+    await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    await Promise.all(startup);
+    startup = undefined;
+    return recorder;
+  }
+
+  /** Disconnects and returns what was recorded, ending with a marker when limits dropped events. */
+  async stop(): Promise<SessionLogEntry[]> {
+    if (!this.#stopped) {
+      this.#stopped = true;
+      await this.#client.close().catch(() => undefined);
+    }
+    const entries = [...this.#entries];
+    if (this.#dropped > 0) {
+      entries.push({
+        method: 'browserfn.sessionLogTruncated',
+        timestamp: Date.now(),
+        params: { droppedEvents: this.#dropped, maxEntries: this.#limits.maxEntries, maxTotalChars: this.#limits.maxTotalChars },
+      });
+    }
+    return entries;
+  }
+
+  #onEvent(message: CDP.EventMessage): Promise<void> | undefined {
+    if (this.#stopped) return undefined;
+    if (message.method === 'Target.attachedToTarget') return this.#instrument(message.params as AttachedToTarget);
+    if (message.method === 'Target.detachedFromTarget') {
+      this.#pageOfSession.delete((message.params as { sessionId: string }).sessionId);
+      return undefined;
+    }
+    if (RECORDED_EVENTS.has(message.method)) this.#record(message);
+    return undefined;
+  }
+
+  async #instrument(attached: AttachedToTarget): Promise<void> {
+    const { sessionId, targetInfo } = attached;
+    const send = (method: string, params: object = {}) =>
+      (this.#client.send as (method: string, params: object, sessionId: string) => Promise<unknown>)(method, params, sessionId);
+    try {
+      if (targetInfo.type === 'page') {
+        this.#pageOfSession.set(sessionId, targetInfo.targetId);
+        await Promise.all([send('Runtime.enable'), send('Network.enable'), send('Page.enable')]);
+      }
+    } catch {
+      // The target went away while being instrumented.
+    } finally {
+      // Targets wait for every auto-attached client before they run; never leave one paused.
+      if (attached.waitingForDebugger) await send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    }
+  }
+
+  #record(message: CDP.EventMessage): void {
+    if (this.#entries.length >= this.#limits.maxEntries) {
+      this.#dropped += 1;
+      return;
+    }
+    const params = message.params as Record<string, unknown>;
+    let serialized = JSON.stringify(params) ?? 'null';
+    let kept: unknown = params;
+    if (serialized.length > this.#limits.maxParamsChars) {
+      kept = { truncated: true, originalChars: serialized.length, preview: serialized.slice(0, PREVIEW_CHARS) };
+      serialized = JSON.stringify(kept);
+    }
+    if (this.#totalChars + serialized.length > this.#limits.maxTotalChars) {
+      this.#dropped += 1;
+      return;
+    }
+    this.#totalChars += serialized.length;
+    const frame = params.frame as { id?: string; loaderId?: string } | undefined;
+    const entry: SessionLogEntry = { method: message.method, timestamp: Date.now(), params: kept };
+    const pageId = message.sessionId ? this.#pageOfSession.get(message.sessionId) : undefined;
+    if (pageId) entry.pageId = pageId;
+    if (message.sessionId) entry.sessionId = message.sessionId;
+    const frameId = typeof params.frameId === 'string' ? params.frameId : frame?.id;
+    if (frameId) entry.frameId = frameId;
+    const loaderId = typeof params.loaderId === 'string' ? params.loaderId : frame?.loaderId;
+    if (loaderId) entry.loaderId = loaderId;
+    this.#entries.push(entry);
+  }
+}

@@ -1,0 +1,24 @@
+// How the pod agent gets a browser. Today every invocation launches its own Chromium; a pool can
+// implement the same interface by handing out pre-started browsers.
+
+export interface BrowserRequest {
+  /** A private, writable directory for this browser (profile, crash dumps). */
+  workDir: string;
+  /** Window size from sessionConfig.browserSettings.viewport. */
+  viewport?: { width?: number; height?: number };
+  /** Aborting gives up the launch (and kills what was started). */
+  signal?: AbortSignal;
+}
+
+export interface LeasedBrowser {
+  /** Browser-level CDP WebSocket URL (ws://127.0.0.1:port/devtools/browser/<id>). */
+  readonly wsEndpoint: string;
+  /** The browser's main process, when it is a local process. */
+  readonly pid?: number;
+  /** Ends the lease: the browser and everything it started are gone when this resolves. */
+  release(): Promise<void>;
+}
+
+export interface BrowserProvider {
+  acquire(request: BrowserRequest): Promise<LeasedBrowser>;
+}

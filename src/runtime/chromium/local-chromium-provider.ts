@@ -1,0 +1,86 @@
+// Launches a fresh headless Chromium per request, CDP on an ephemeral loopback port.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { exitOf, killProcessGroup, trackProcessGroup, describeExit } from '../sandbox/process-group.js';
+import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
+
+export interface LocalChromiumOptions {
+  executablePath: string;
+  /** How long Chromium may take to print its DevTools endpoint. */
+  launchTimeoutMs?: number;
+}
+
+const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
+const STDERR_TAIL_CHARS = 4096;
+
+export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest['viewport']): string[] {
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-dev-shm-usage',
+    '--mute-audio',
+    '--remote-debugging-address=127.0.0.1',
+    '--remote-debugging-port=0',
+    `--user-data-dir=${userDataDir}`,
+  ];
+  if (viewport?.width && viewport.height) args.push(`--window-size=${viewport.width},${viewport.height}`);
+  // One blank page, so CDP clients that expect a default page (playwright's contexts()[0]) find one.
+  args.push('about:blank');
+  return args;
+}
+
+export class LocalChromiumProvider implements BrowserProvider {
+  constructor(private readonly options: LocalChromiumOptions) {}
+
+  async acquire(request: BrowserRequest): Promise<LeasedBrowser> {
+    const userDataDir = join(request.workDir, 'profile');
+    mkdirSync(userDataDir, { recursive: true });
+    const child = spawn(this.options.executablePath, chromiumArguments(userDataDir, request.viewport), {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // Nothing of the agent's environment (it holds the pod token) reaches the browser.
+      env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: request.workDir, TZ: process.env.TZ ?? 'UTC' },
+    });
+    if (child.pid !== undefined) trackProcessGroup(child.pid);
+    const release = () => killProcessGroup(child);
+
+    try {
+      const wsEndpoint = await new Promise<string>((resolve, reject) => {
+        let stderrTail = '';
+        const fail = (reason: string) => reject(new Error(`Chromium (${this.options.executablePath}) ${reason}; stderr: ${stderrTail.trim().slice(-1000) || '(empty)'}`));
+        const timer = setTimeout(() => fail(`printed no DevTools endpoint within ${this.launchTimeoutMs()} ms`), this.launchTimeoutMs());
+        const onAbort = () => fail('launch aborted');
+        request.signal?.addEventListener('abort', onAbort, { once: true });
+        child.once('error', (error) => fail(`could not start: ${error.message}`));
+        void exitOf(child).then((status) => fail(describeExit(status)));
+        child.stderr?.setEncoding('utf8');
+        // Keep reading stderr for the browser's whole life: a full pipe would block Chromium.
+        child.stderr?.on('data', (chunk: string) => {
+          stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+          const match = DEVTOOLS_LINE.exec(stderrTail);
+          if (match) {
+            clearTimeout(timer);
+            request.signal?.removeEventListener('abort', onAbort);
+            resolve(match[1]);
+          }
+        });
+      });
+      return { wsEndpoint, pid: child.pid, release };
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  private launchTimeoutMs(): number {
+    return this.options.launchTimeoutMs ?? 30_000;
+  }
+}

@@ -1,0 +1,43 @@
+// Settings of a pod agent or build agent, from the environment the node agent (or kubelet) gives it.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defaultRuntimeModulesDir } from '../sandbox/runtime-modules.js';
+
+export interface AgentSettings {
+  controlUrl: string;
+  namespace: string;
+  podName: string;
+  podToken: string;
+  /** Writable, empty directory owned by this pod. */
+  podDir: string;
+  chromiumPath: string;
+  /** node_modules providing the packages bundles keep external. */
+  runtimeModulesDir: string;
+}
+
+const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
+
+export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
+  const missing = REQUIRED.filter((name) => !env[name]);
+  if (missing.length > 0) throw new Error(`the agent needs ${missing.join(', ')} in its environment`);
+  const podDir = resolve(env.BROWSERFN_POD_DIR as string);
+  mkdirSync(podDir, { recursive: true });
+  return {
+    controlUrl: (env.BROWSERFN_CONTROL_URL as string).replace(/\/+$/, ''),
+    namespace: env.BROWSERFN_POD_NAMESPACE as string,
+    podName: env.BROWSERFN_POD_NAME as string,
+    podToken: env.BROWSERFN_POD_TOKEN as string,
+    podDir,
+    chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
+    runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
+  };
+}
+
+/** A positive number of seconds from the environment, or the default. */
+export function secondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of seconds, got "${raw}"`);
+  return value;
+}

@@ -1,0 +1,42 @@
+// The browser pod agent: runs exactly one invocation and reports it. Exit code 0 when the report
+// was delivered (whatever the invocation's outcome), 1 when it could not be, 2 on bad settings.
+import { createLogger } from '../../config/logger.js';
+import type { BrowserProvider } from '../chromium/browser-provider.js';
+import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
+import { readAgentSettings, type AgentSettings } from './agent-settings.js';
+import { ControlPlaneClient } from './control-plane-client.js';
+import { InvocationRun } from './invocation-run.js';
+
+export interface PodAgentDependencies {
+  /** Where browsers come from; a new local Chromium per invocation by default. */
+  browserProvider?: BrowserProvider;
+}
+
+export async function runPodAgent(env: NodeJS.ProcessEnv, dependencies: PodAgentDependencies = {}): Promise<number> {
+  const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'pod-agent', pod: env.BROWSERFN_POD_NAME });
+  let settings: AgentSettings;
+  try {
+    settings = readAgentSettings(env);
+  } catch (error) {
+    log.error((error as Error).message);
+    return 2;
+  }
+  const control = new ControlPlaneClient(settings);
+  const browsers = dependencies.browserProvider ?? new LocalChromiumProvider({ executablePath: settings.chromiumPath });
+  const run = new InvocationRun(settings, env, browsers, control, log);
+  const onSigterm = () => run.terminate();
+  process.on('SIGTERM', onSigterm);
+  try {
+    const report = await run.execute();
+    try {
+      await control.postReport(report);
+      log.info({ phase: report.phase }, 'report delivered');
+      return 0;
+    } catch (error) {
+      log.error({ err: error }, 'could not deliver the report');
+      return 1;
+    }
+  } finally {
+    process.off('SIGTERM', onSigterm);
+  }
+}

@@ -1,0 +1,54 @@
+// What the control plane hands a browser pod (GET …/input).
+export interface InvocationInput {
+  kind: 'invocation';
+  invocationId: string;
+  functionName: string;
+  params: Record<string, unknown>;
+  sessionId: string;
+  sessionConfig: Record<string, unknown>;
+  timeoutSeconds: number;
+  region: string;
+  secrets: Record<string, string>;
+}
+
+export function parseInvocationInput(value: unknown): InvocationInput {
+  if (!isRecord(value) || value.kind !== 'invocation') throw new Error('pod input is not an invocation ({kind: "invocation", …})');
+  const problems: string[] = [];
+  const text = (field: string): string => {
+    const v = value[field];
+    if (typeof v !== 'string' || !v) problems.push(`${field} must be a non-empty string`);
+    return v as string;
+  };
+  const input: InvocationInput = {
+    kind: 'invocation',
+    invocationId: text('invocationId'),
+    functionName: text('functionName'),
+    sessionId: text('sessionId'),
+    params: optionalRecord(value.params, 'params', problems) ?? {},
+    sessionConfig: optionalRecord(value.sessionConfig, 'sessionConfig', problems) ?? {},
+    timeoutSeconds: value.timeoutSeconds as number,
+    region: typeof value.region === 'string' && value.region ? value.region : 'us-west-2',
+    secrets: {},
+  };
+  if (typeof input.timeoutSeconds !== 'number' || !(input.timeoutSeconds > 0)) problems.push('timeoutSeconds must be a positive number');
+  const secrets = optionalRecord(value.secrets, 'secrets', problems) ?? {};
+  for (const [key, secret] of Object.entries(secrets)) {
+    if (typeof secret === 'string') input.secrets[key] = secret;
+    else problems.push(`secrets.${key} must be a string`);
+  }
+  if (problems.length > 0) throw new Error(`invalid pod input: ${problems.join('; ')}`);
+  return input;
+}
+
+function optionalRecord(value: unknown, field: string, problems: string[]): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isRecord(value)) {
+    problems.push(`${field} must be an object`);
+    return undefined;
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

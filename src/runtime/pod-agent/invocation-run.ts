@@ -1,0 +1,308 @@
+// One invocation in a browser pod, from input to report. Chromium, the artifact and the user
+// process start in parallel; the user code's first `next` is answered once the browser and its
+// recorder are ready, and the first of result / error / exit / timeout / termination decides.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { Logger } from '../../config/logger.js';
+import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
+import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
+import { LogCollector } from '../sandbox/log-collector.js';
+import { captureProcessOutput } from '../sandbox/output-capture.js';
+import { describeExit, type ExitStatus } from '../sandbox/process-group.js';
+import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
+import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
+import type { AgentSettings } from './agent-settings.js';
+import type { ControlPlaneClient } from './control-plane-client.js';
+import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
+import { failed, type InvocationOutcome, type InvocationReport } from './invocation-report.js';
+import { INVOCATION_LIMITS } from './limits.js';
+import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
+import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
+
+/** A gzip bundle inflating beyond this is refused (the build caps bundles far below it). */
+const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+
+export class InvocationRun {
+  readonly #logs = new LogCollector(INVOCATION_LIMITS.logs);
+  readonly #agentStartedAt = new Date();
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #launchAbort = new AbortController();
+  readonly #outcome: Promise<InvocationOutcome>;
+  #resolveOutcome!: (outcome: InvocationOutcome) => void;
+  #settled = false;
+  #startedAt: Date | undefined;
+  #endedAt: Date | undefined;
+  #polled = false;
+  #redact: Redactor = (text) => text;
+  #browserLaunch: Promise<LeasedBrowser> | undefined;
+  #recorderStart: Promise<SessionRecorder> | undefined;
+  #user: SandboxedProcess | undefined;
+  #userOutput: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly settings: AgentSettings,
+    private readonly agentEnv: NodeJS.ProcessEnv,
+    private readonly browsers: BrowserProvider,
+    private readonly control: ControlPlaneClient,
+    private readonly log: Logger,
+  ) {
+    this.#outcome = new Promise((resolve) => (this.#resolveOutcome = resolve));
+  }
+
+  /** SIGTERM to the agent. */
+  terminate(): void {
+    this.#finish(failed('INTERNAL_ERROR', 'terminated'));
+  }
+
+  async execute(): Promise<InvocationReport> {
+    const appDir = join(this.settings.podDir, 'app');
+    const tmpDir = join(this.settings.podDir, 'tmp');
+    const browserDir = join(this.settings.podDir, 'browser');
+    for (const dir of [appDir, tmpDir, browserDir]) mkdirSync(dir, { recursive: true });
+
+    const input = this.control.getInput().then(parseInvocationInput);
+    const browser = input.then((value) => this.#launchBrowser(value, browserDir));
+    const recorder = browser.then((leased) => this.#startRecorder(leased));
+    const bundle = this.control.getArtifact().then((bytes) => this.#writeBundle(bytes, appDir));
+    void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
+    this.#failOnRejection(input, 'could not get the invocation input');
+    this.#failOnRejection(browser, 'could not start the browser');
+    this.#failOnRejection(recorder, 'could not start recording the browser session');
+    this.#failOnRejection(bundle, 'could not load the function bundle');
+
+    const api = new RuntimeApiServer(
+      {
+        firstInvocation: () => this.#serve(input, browser, recorder),
+        onPoll: () => {
+          this.#polled = true;
+          this.log.info('function code loaded and asked for its invocation');
+        },
+        onReport: (report) => this.#onRuntimeReport(report),
+      },
+      INVOCATION_LIMITS.maxResultBytes,
+    );
+    try {
+      const runtimeApi = await api.listen();
+      this.#failOnRejection(
+        bundle.then((bundlePath) => this.#startUserProcess(bundlePath, appDir, tmpDir, runtimeApi)),
+        'could not start the function process',
+      );
+    } catch (error) {
+      this.#finish(failed('INTERNAL_ERROR', `could not serve the runtime API: ${(error as Error).message}`));
+    }
+
+    const outcome = await this.#outcome;
+    this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
+    const sessionLogs = await this.#teardown(api);
+    return this.#report(outcome, sessionLogs);
+  }
+
+  #launchBrowser(input: InvocationInput, workDir: string): Promise<LeasedBrowser> {
+    if (this.#settled) throw new Error('invocation already ended');
+    const settings = input.sessionConfig.browserSettings as { viewport?: { width?: number; height?: number } } | undefined;
+    this.#browserLaunch = this.browsers.acquire({ workDir, viewport: settings?.viewport, signal: this.#launchAbort.signal });
+    void this.#browserLaunch.then((leased) => this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready'), () => undefined);
+    return this.#browserLaunch;
+  }
+
+  #startRecorder(browser: LeasedBrowser): Promise<SessionRecorder> {
+    if (this.#settled) throw new Error('invocation already ended');
+    this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs);
+    return this.#recorderStart;
+  }
+
+  #writeBundle(gzipped: Buffer, appDir: string): string {
+    const bundlePath = join(appDir, 'bundle.mjs');
+    writeFileSync(bundlePath, gunzipSync(gzipped, { maxOutputLength: MAX_BUNDLE_BYTES }));
+    return bundlePath;
+  }
+
+  #startUserProcess(bundlePath: string, appDir: string, tmpDir: string, runtimeApi: string): void {
+    if (this.#settled) return;
+    const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
+    const user = startSandboxedProcess({
+      script: bundlePath,
+      cwd: appDir,
+      writableRoot: this.settings.podDir,
+      tmpDir,
+      readable: [appDir, ...runtimeModules],
+      env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
+      agentEnv: this.agentEnv,
+    });
+    this.#user = user;
+    this.log.info({ userPid: user.pid, permissionModel: user.permissionModel }, 'function process started');
+    this.#userOutput = captureProcessOutput(user.streams, this.#logs);
+    this.#timers.push(
+      setTimeout(() => {
+        if (!this.#polled) {
+          this.#finish(
+            failed(
+              'WORKLOAD_ERROR',
+              `The function code did not ask for its invocation within ${INVOCATION_LIMITS.loadTimeoutSeconds} s of starting; the entry file must call defineFn when it is imported`,
+            ),
+          );
+        }
+      }, INVOCATION_LIMITS.loadTimeoutSeconds * 1000),
+    );
+    void user.exited.then((status) => this.#onUserExit(status));
+  }
+
+  async #onUserExit(status: ExitStatus): Promise<void> {
+    if (this.#settled) return;
+    await this.#drainOutput();
+    const detail = errorHeadline(this.#logs.lastError());
+    const message = this.#polled
+      ? `The function process ${describeExit(status)} before returning a result`
+      : `The function code failed to load: its process ${describeExit(status)} before asking for its invocation`;
+    this.#finish(failed('WORKLOAD_ERROR', detail ? `${message}: ${detail}` : message));
+  }
+
+  async #serve(
+    input: Promise<InvocationInput>,
+    browser: Promise<LeasedBrowser>,
+    recorder: Promise<SessionRecorder>,
+  ): Promise<ServedInvocation> {
+    const [invocation, leased] = await Promise.all([input, browser, recorder]);
+    if (this.#settled) throw new Error('invocation already ended');
+    this.#startedAt = new Date();
+    this.log.info('invocation handed to the function code');
+    const timeoutMs = invocation.timeoutSeconds * 1000;
+    this.#timers.push(
+      setTimeout(() => this.#finish(failed('TIMED_OUT', `The function did not finish within ${invocation.timeoutSeconds} seconds`)), timeoutMs),
+    );
+    return {
+      requestId: invocation.invocationId,
+      deadlineMs: this.#startedAt.getTime() + timeoutMs,
+      event: {
+        functionName: invocation.functionName,
+        params: invocation.params,
+        context: {
+          session: { id: invocation.sessionId, connectUrl: leased.wsEndpoint },
+          invocation: { id: invocation.invocationId, region: invocation.region },
+          secrets: invocation.secrets,
+        },
+      },
+    };
+  }
+
+  #onRuntimeReport(report: RuntimeReport): void {
+    switch (report.kind) {
+      case 'response':
+        return this.#finish(resultOutcome(report.body));
+      case 'error': {
+        const error = parseErrorReport(report.body);
+        return this.#finish(failed('WORKLOAD_ERROR', error.message), error.stack);
+      }
+      case 'init-error': {
+        const error = parseErrorReport(report.body);
+        return this.#finish(failed('WORKLOAD_ERROR', `The function failed to initialize: ${error.message}`), error.stack);
+      }
+      case 'too-large':
+        return this.#finish(
+          failed(
+            'WORKLOAD_ERROR',
+            report.route === 'response'
+              ? `The handler's result is larger than ${report.limitBytes} bytes as JSON; return less data`
+              : `The handler failed and its error report is larger than ${report.limitBytes} bytes`,
+          ),
+        );
+    }
+  }
+
+  #finish(outcome: InvocationOutcome, errorLog?: string): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#endedAt = new Date();
+    if (errorLog) this.#logs.add('error', errorLog);
+    this.#resolveOutcome(outcome);
+  }
+
+  #failOnRejection(promise: Promise<unknown>, what: string): void {
+    promise.catch((error: Error) => {
+      if (!this.#settled) this.log.error({ err: error }, what);
+      this.#finish(failed('INTERNAL_ERROR', `${what}: ${error.message}`));
+    });
+  }
+
+  /** Stops the user's code first, then the recorder, then the browser. Returns the session log. */
+  async #teardown(api: RuntimeApiServer): Promise<SessionLogEntry[]> {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#launchAbort.abort();
+    await this.#user?.kill();
+    await this.#drainOutput();
+    const recorder = await settledValue(this.#recorderStart);
+    const sessionLogs = recorder ? await recorder.stop() : [];
+    await (await settledValue(this.#browserLaunch))?.release();
+    await api.close();
+    return sessionLogs;
+  }
+
+  async #drainOutput(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, INVOCATION_LIMITS.outputDrainMs)));
+    await Promise.race([this.#userOutput, bounded]);
+    clearTimeout(timer);
+  }
+
+  #report(outcome: InvocationOutcome, sessionLogs: SessionLogEntry[]): InvocationReport {
+    const report: InvocationReport = {
+      kind: 'invocation',
+      phase: outcome.phase,
+      startedAt: (this.#startedAt ?? this.#agentStartedAt).toISOString(),
+      endedAt: (this.#endedAt ?? new Date()).toISOString(),
+      logs: redactDeep(this.#logs.entries(), this.#redact),
+      sessionLogs: redactDeep(sessionLogs, this.#redact),
+    };
+    if (outcome.phase === 'COMPLETED') {
+      if (outcome.results !== undefined) report.results = outcome.results;
+    } else {
+      report.cause = { code: outcome.cause.code, message: this.#redact(outcome.cause.message) };
+    }
+    return report;
+  }
+}
+
+/** The handler's JSON result; empty and null mean "returned nothing". */
+function resultOutcome(body: string): InvocationOutcome {
+  if (body.trim() === '') return { phase: 'COMPLETED' };
+  try {
+    const results: unknown = JSON.parse(body);
+    return results === null ? { phase: 'COMPLETED' } : { phase: 'COMPLETED', results };
+  } catch {
+    return failed('WORKLOAD_ERROR', "The handler's result is not valid JSON; return a JSON-serializable value");
+  }
+}
+
+/** The runtime API's error body; sdk-functions sends its stack as one multi-line element. */
+function parseErrorReport(body: string): { message: string; stack: string } {
+  let report: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed === 'object' && parsed !== null) report = parsed as Record<string, unknown>;
+  } catch {
+    return { message: body.slice(0, 1000) || 'The handler failed', stack: body };
+  }
+  const type = typeof report.errorType === 'string' && report.errorType ? report.errorType : 'Error';
+  const message = typeof report.errorMessage === 'string' && report.errorMessage ? report.errorMessage : `The handler failed with ${type}`;
+  const trace = Array.isArray(report.stackTrace) ? report.stackTrace.filter((line): line is string => typeof line === 'string') : [];
+  const stack = trace.join('\n').trim();
+  return { message, stack: stack || `${type}: ${message}` };
+}
+
+/** The line of an error dump that names the error ("TypeError: x is not a function"). */
+function errorHeadline(text: string | undefined): string | undefined {
+  if (!text) return undefined;
+  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const named = lines.find((line) => /^([A-Z]\w*)?Error\b|^\w+Error:|^Error \[/.test(line));
+  return (named ?? lines[0])?.slice(0, 1000);
+}
+
+async function settledValue<T>(promise: Promise<T> | undefined): Promise<T | undefined> {
+  if (!promise) return undefined;
+  try {
+    return await promise;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,118 @@
+// The Lambda-style runtime API the user process polls (AWS_LAMBDA_RUNTIME_API). One invocation per
+// pod: the first `next` is answered once the invocation is ready, every later one is held open
+// until the pod ends (the process is killed after its result is in).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const PREFIX = '/2018-06-01/runtime';
+const RESULT_PATH = new RegExp(`^${PREFIX}/invocation/([^/]+)/(response|error)$`);
+
+export interface ServedInvocation {
+  requestId: string;
+  /** Epoch milliseconds after which the pod gives up (Lambda-Runtime-Deadline-Ms). */
+  deadlineMs: number;
+  event: unknown;
+}
+
+export type RuntimeReport =
+  | { kind: 'response'; body: string }
+  | { kind: 'error'; body: string }
+  | { kind: 'init-error'; body: string }
+  | { kind: 'too-large'; route: 'response' | 'error' | 'init-error'; limitBytes: number };
+
+export interface RuntimeApiHandlers {
+  /** The invocation for the first `next`; while it is pending the request is held. A rejection leaves it held. */
+  firstInvocation(): Promise<ServedInvocation>;
+  /** The first `next` request arrived (the user code has loaded). */
+  onPoll(): void;
+  onReport(report: RuntimeReport): void;
+}
+
+export class RuntimeApiServer {
+  readonly #server: Server;
+  readonly #handlers: RuntimeApiHandlers;
+  readonly #maxBodyBytes: number;
+  #served: ServedInvocation | undefined;
+  #polled = false;
+
+  constructor(handlers: RuntimeApiHandlers, maxBodyBytes: number) {
+    this.#handlers = handlers;
+    this.#maxBodyBytes = maxBodyBytes;
+    this.#server = createServer((request, response) => this.#route(request, response));
+  }
+
+  /** Listens on an ephemeral loopback port; returns `host:port` for AWS_LAMBDA_RUNTIME_API. */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(0, '127.0.0.1', resolve);
+    });
+    const { port } = this.#server.address() as AddressInfo;
+    return `127.0.0.1:${port}`;
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeAllConnections();
+    await closed;
+  }
+
+  #route(request: IncomingMessage, response: ServerResponse): void {
+    const path = (request.url ?? '').split('?')[0];
+    if (request.method === 'GET' && path === `${PREFIX}/invocation/next`) return this.#next(response);
+    if (request.method === 'POST' && path === `${PREFIX}/init/error`) return this.#receive(request, response, 'init-error');
+    const result = request.method === 'POST' ? RESULT_PATH.exec(path) : null;
+    if (result) {
+      if (!this.#served || decodeURIComponent(result[1]) !== this.#served.requestId) {
+        return sendJson(response, 400, { errorMessage: 'unknown request ID', errorType: 'InvalidRequestID' });
+      }
+      return this.#receive(request, response, result[2] as 'response' | 'error');
+    }
+    sendJson(response, 404, { errorMessage: `no route ${request.method} ${path}`, errorType: 'NotFound' });
+  }
+
+  #next(response: ServerResponse): void {
+    if (this.#polled) return; // later polls: held until the pod ends
+    this.#polled = true;
+    this.#handlers.onPoll();
+    this.#handlers.firstInvocation().then(
+      (served) => {
+        this.#served = served;
+        const body = JSON.stringify(served.event);
+        response.writeHead(200, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'lambda-runtime-aws-request-id': served.requestId,
+          'lambda-runtime-deadline-ms': String(served.deadlineMs),
+        });
+        response.end(body);
+      },
+      () => undefined,
+    );
+  }
+
+  #receive(request: IncomingMessage, response: ServerResponse, route: 'response' | 'error' | 'init-error'): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > this.#maxBodyBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (tooLarge) {
+        this.#handlers.onReport({ kind: 'too-large', route, limitBytes: this.#maxBodyBytes });
+        return sendJson(response, 413, { errorMessage: `payload over ${this.#maxBodyBytes} bytes`, errorType: 'RequestTooLarge' });
+      }
+      this.#handlers.onReport({ kind: route, body: Buffer.concat(chunks).toString('utf8') });
+      sendJson(response, 202, { status: 'OK' });
+    });
+  }
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}

@@ -1,0 +1,18 @@
+// The extra pipe (fd 3) between a sandboxed process and its agent: JSON lines, one record each.
+import type { LogLevel } from './log-collector.js';
+
+export const CHANNEL_FD = 3;
+export const MAX_CHANNEL_MESSAGE_CHARS = 64 * 1024;
+
+export interface ConsoleRecord {
+  type: 'console';
+  level: LogLevel;
+  message: string;
+  timestamp: string;
+}
+
+/** Any other record type is for the agent that started the process (e.g. the introspection result). */
+export interface ChannelRecord {
+  type: string;
+  [field: string]: unknown;
+}

@@ -1,0 +1,63 @@
+// Log entries of a user process or a build, with a cap on the total so a chatty Function cannot
+// produce a report the control plane cannot store.
+export type LogLevel = 'info' | 'warn' | 'error' | 'debug';
+
+export interface LogEntry {
+  level: LogLevel;
+  message: string;
+  /** RFC 3339 with milliseconds. */
+  timestamp: string;
+}
+
+export interface LogLimits {
+  /** Sum of message lengths kept (characters). */
+  maxTotalChars: number;
+  /** One message longer than this is cut with a marker. */
+  maxMessageChars: number;
+}
+
+export const DEFAULT_LOG_LIMITS: LogLimits = { maxTotalChars: 512 * 1024, maxMessageChars: 64 * 1024 };
+
+export class LogCollector {
+  readonly #entries: LogEntry[] = [];
+  #totalChars = 0;
+  #droppedEntries = 0;
+  #droppedChars = 0;
+
+  constructor(readonly limits: LogLimits = DEFAULT_LOG_LIMITS) {}
+
+  add(level: LogLevel, message: string, timestamp: string = new Date().toISOString()): void {
+    let text = message;
+    if (text.length > this.limits.maxMessageChars) {
+      text = `${text.slice(0, this.limits.maxMessageChars)}… [truncated ${text.length - this.limits.maxMessageChars} characters]`;
+    }
+    if (this.#totalChars + text.length > this.limits.maxTotalChars) {
+      this.#droppedEntries += 1;
+      this.#droppedChars += message.length;
+      return;
+    }
+    this.#totalChars += text.length;
+    this.#entries.push({ level, message: text, timestamp });
+  }
+
+  /** Entries in time order, ending with a marker when the cap dropped some. */
+  entries(): LogEntry[] {
+    const sorted = [...this.#entries].sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+    if (this.#droppedEntries > 0) {
+      sorted.push({
+        level: 'warn',
+        message: `[browserfn] log output truncated: ${this.#droppedEntries} more entries (${this.#droppedChars} characters) over the ${this.limits.maxTotalChars}-character limit were dropped`,
+        timestamp: new Date().toISOString(),
+      });
+    }
+    return sorted;
+  }
+
+  /** The newest error-level message, to explain a crash. */
+  lastError(): string | undefined {
+    for (let i = this.#entries.length - 1; i >= 0; i -= 1) {
+      if (this.#entries[i].level === 'error') return this.#entries[i].message;
+    }
+    return undefined;
+  }
+}

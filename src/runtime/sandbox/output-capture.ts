@@ -1,0 +1,93 @@
+// Turns a sandboxed process's output into log entries: console records from the channel fd, and
+// whatever else reaches stdout (info) or stderr (error) — lines of one write stay one entry.
+import type { Readable } from 'node:stream';
+import type { ChannelRecord, ConsoleRecord } from './channel.js';
+import type { LogCollector, LogLevel } from './log-collector.js';
+
+export interface CapturedStreams {
+  stdout: Readable | null;
+  stderr: Readable | null;
+  channel: Readable | null;
+}
+
+/** Resolves when all streams have ended (the process and its children closed them). */
+export function captureProcessOutput(
+  streams: CapturedStreams,
+  logs: LogCollector,
+  onRecord: (record: ChannelRecord) => void = () => {},
+): Promise<void> {
+  const done: Promise<void>[] = [];
+  if (streams.stdout) done.push(captureText(streams.stdout, (text) => logs.add('info', text)));
+  if (streams.stderr) done.push(captureText(streams.stderr, (text) => logs.add('error', text)));
+  if (streams.channel) {
+    done.push(
+      captureLines(streams.channel, (line) => {
+        const record = parseRecord(line);
+        if (!record) logs.add('info', line);
+        else if (isConsoleRecord(record)) logs.add(record.level, record.message, record.timestamp);
+        else onRecord(record);
+      }),
+    );
+  }
+  return Promise.all(done).then(() => undefined);
+}
+
+/** Complete lines that arrived together become one entry; a partial last line waits for the rest. */
+function captureText(stream: Readable, emit: (text: string) => void): Promise<void> {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const text = pending + chunk;
+    const lastNewline = text.lastIndexOf('\n');
+    if (lastNewline < 0) {
+      pending = text;
+      return;
+    }
+    pending = text.slice(lastNewline + 1);
+    emit(text.slice(0, lastNewline));
+  });
+  return ended(stream).then(() => {
+    if (pending) emit(pending);
+  });
+}
+
+function captureLines(stream: Readable, emit: (line: string) => void): Promise<void> {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line) emit(line);
+  });
+  return ended(stream).then(() => {
+    if (pending) emit(pending);
+  });
+}
+
+function ended(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+}
+
+function parseRecord(line: string): ChannelRecord | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string') return value as ChannelRecord;
+  } catch {
+    // not a record: kept as plain text
+  }
+  return undefined;
+}
+
+const LEVELS = new Set<LogLevel>(['info', 'warn', 'error', 'debug']);
+
+function isConsoleRecord(record: ChannelRecord): record is ConsoleRecord & ChannelRecord {
+  return (
+    record.type === 'console' &&
+    typeof record.message === 'string' &&
+    typeof record.timestamp === 'string' &&
+    LEVELS.has(record.level as LogLevel)
+  );
+}

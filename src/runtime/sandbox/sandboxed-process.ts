@@ -1,0 +1,97 @@
+// Starts user code (a bundle, or the introspection runner) as its own process: its own process
+// group, a scrubbed environment (nothing of the agent's: no tokens, no BROWSERFN_*), Node's
+// permission model, console routed to the channel fd.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Readable } from 'node:stream';
+import { CHANNEL_FD } from './channel.js';
+import { LIBRARY_PROBE_PATHS, nodePermissionFlags } from './permission-flags.js';
+import { exitOf, killProcessGroup, trackProcessGroup, type ExitStatus } from './process-group.js';
+
+export const CONSOLE_PRELOAD_PATH = fileURLToPath(new URL('./console-preload.js', import.meta.url));
+const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('./channel.js', import.meta.url));
+
+export interface SandboxOptions {
+  /** The script node runs (the bundle, or a runner that imports it). */
+  script: string;
+  args?: string[];
+  cwd: string;
+  /** The only tree the process may write to (the pod directory); also HOME. */
+  writableRoot: string;
+  tmpDir: string;
+  /** Trees the process may read besides its script and the console preload. */
+  readable: string[];
+  /** Variables on top of PATH, HOME, TMPDIR, TZ and NODE_ENV=production. */
+  env: Record<string, string>;
+  /** The agent's environment, for PATH and TZ only. */
+  agentEnv: NodeJS.ProcessEnv;
+}
+
+export interface SandboxedProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly streams: { stdout: Readable | null; stderr: Readable | null; channel: Readable | null };
+  /** Whether Node's permission model is enforced (false on a Node without one). */
+  readonly permissionModel: boolean;
+  readonly exited: Promise<ExitStatus>;
+  kill(): Promise<void>;
+}
+
+export function sandboxEnvironment(options: Pick<SandboxOptions, 'writableRoot' | 'tmpDir' | 'env' | 'agentEnv'>): Record<string, string> {
+  return {
+    PATH: options.agentEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: options.writableRoot,
+    TMPDIR: options.tmpDir,
+    TZ: options.agentEnv.TZ ?? 'UTC',
+    NODE_ENV: 'production',
+    ...options.env,
+  };
+}
+
+export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess {
+  const permissionFlags = nodePermissionFlags({
+    read: [
+      ...withRealPaths([options.script, ...options.readable]),
+      CONSOLE_PRELOAD_PATH,
+      CHANNEL_SUPPORT_PATH,
+      ...LIBRARY_PROBE_PATHS,
+    ],
+    write: withRealPaths([options.writableRoot]),
+  });
+  const child = spawn(
+    process.execPath,
+    [...(permissionFlags ?? []), '--import', pathToFileURL(CONSOLE_PRELOAD_PATH).href, options.script, ...(options.args ?? [])],
+    {
+      cwd: options.cwd,
+      env: sandboxEnvironment(options),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    },
+  );
+  if (child.pid === undefined) throw new Error(`cannot start ${process.execPath} for ${options.script}`);
+  trackProcessGroup(child.pid);
+  return {
+    child,
+    pid: child.pid,
+    streams: { stdout: child.stdout, stderr: child.stderr, channel: child.stdio[CHANNEL_FD] as Readable | null },
+    permissionModel: permissionFlags !== undefined,
+    exited: exitOf(child),
+    kill: () => killProcessGroup(child),
+  };
+}
+
+/** Node checks permissions against resolved paths, so a symlinked tree is allowed under both names. */
+function withRealPaths(paths: string[]): string[] {
+  const all: string[] = [];
+  for (const path of paths) {
+    all.push(path);
+    try {
+      const real = realpathSync(path);
+      if (real !== path) all.push(real);
+    } catch {
+      // not there (yet): the given path is enough
+    }
+  }
+  return all;
+}

@@ -36,7 +36,9 @@ function checkShape(type: ResourceType, input: KubeObject): KubeObject {
   if (obj.kind !== undefined && obj.kind !== type.kind) throw new InvalidError(`kind "${obj.kind}" does not match the resource: expected "${type.kind}"`);
   if (obj.metadata === null || typeof obj.metadata !== 'object') throw new InvalidError(`${type.kind}: metadata is required`);
   if (typeof obj.metadata.name !== 'string' || obj.metadata.name === '') throw new InvalidError(`${type.kind}: metadata.name is required`);
-  return { apiVersion, kind: type.kind, ...obj };
+  // apiVersion and kind first, as the API server serializes them.
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
+  return { apiVersion, kind: type.kind, ...rest };
 }
 
 function validateName(type: ResourceType, name: string): void {

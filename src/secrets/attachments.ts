@@ -9,13 +9,14 @@ import type { FunctionObject } from '../schemas/resources.js';
 const MAX_CONFLICT_RETRIES = 10;
 
 /**
- * Applies `change` to the Function's attached IDs and stores the result; `change` returns
- * undefined when there is nothing to change (which makes attach and detach idempotent).
+ * Applies `change` to the Function's attached IDs, as stored now, and writes the result; `change`
+ * returns undefined when there is nothing to change (which makes attach and detach idempotent).
  */
 async function changeAttachments(cluster: ClusterPort, fn: FunctionObject, change: (ids: string[]) => string[] | undefined): Promise<void> {
   const functions = cluster.resource<FunctionObject>(Kinds.Function);
-  let current: FunctionObject | undefined = fn;
   for (let attempt = 0; ; attempt++) {
+    // Decide on the stored object, not the caller's copy: a stale copy could make a needed write look like a no-op.
+    const current = await functions.get(fn.metadata.namespace, fn.metadata.name);
     if (!current || current.metadata.uid !== fn.metadata.uid || current.metadata.deletionTimestamp) {
       throw new HttpError(404, `Function ${fn.metadata.uid} does not exist in this project`);
     }
@@ -28,7 +29,6 @@ async function changeAttachments(cluster: ClusterPort, fn: FunctionObject, chang
       if (!isConflict(err) && !isNotFound(err)) throw err;
       if (attempt >= MAX_CONFLICT_RETRIES) throw err;
     }
-    current = await functions.get(fn.metadata.namespace, fn.metadata.name);
   }
 }
 

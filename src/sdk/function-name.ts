@@ -13,7 +13,13 @@ export function functionNameProblem(name: unknown): string | undefined {
   return undefined;
 }
 
+/** Thrown by defineFn for an unusable name; the build reports it as INVALID_FUNCTION_NAME. */
+export class InvalidFunctionNameError extends TypeError {
+  override readonly name = 'InvalidFunctionNameError';
+  readonly code = 'INVALID_FUNCTION_NAME';
+}
+
 export function assertFunctionName(name: unknown): asserts name is string {
   const problem = functionNameProblem(name);
-  if (problem) throw new TypeError(`defineFn: the function name ${JSON.stringify(name)} ${problem}`);
+  if (problem) throw new InvalidFunctionNameError(`defineFn: the function name ${JSON.stringify(name)} ${problem}`);
 }

@@ -11,7 +11,7 @@ export type {
   SessionConfig,
 } from './types.js';
 export { DuplicateFunctionNameError } from './registry.js';
-export { MAX_FUNCTION_NAME_LENGTH } from './function-name.js';
+export { MAX_FUNCTION_NAME_LENGTH, InvalidFunctionNameError } from './function-name.js';
 
 const runtime = createFunctionRuntime(settingsFromEnv(process.env, process.cwd()));
 

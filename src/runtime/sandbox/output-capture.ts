@@ -1,5 +1,6 @@
 // Turns a sandboxed process's output into log entries: console records from the channel fd, and
-// whatever else reaches stdout (info) or stderr (error) — lines of one write stay one entry.
+// whatever else reaches stdout (info by default) or stderr (error by default) — lines of one
+// write stay one entry.
 import type { Readable } from 'node:stream';
 import type { ChannelRecord, ConsoleRecord } from './channel.js';
 import type { LogCollector, LogLevel } from './log-collector.js';
@@ -11,14 +12,17 @@ export interface CapturedStreams {
 }
 
 /** Resolves when all streams have ended (the process and its children closed them). */
-export function captureProcessOutput(
-  streams: CapturedStreams,
-  logs: LogCollector,
-  onRecord: (record: ChannelRecord) => void = () => {},
-): Promise<void> {
+export interface CaptureOptions {
+  onRecord?: (record: ChannelRecord) => void;
+  stdoutLevel?: LogLevel;
+  stderrLevel?: LogLevel;
+}
+
+export function captureProcessOutput(streams: CapturedStreams, logs: LogCollector, options: CaptureOptions = {}): Promise<void> {
+  const onRecord = options.onRecord ?? (() => undefined);
   const done: Promise<void>[] = [];
-  if (streams.stdout) done.push(captureText(streams.stdout, (text) => logs.add('info', text)));
-  if (streams.stderr) done.push(captureText(streams.stderr, (text) => logs.add('error', text)));
+  if (streams.stdout) done.push(captureText(streams.stdout, (text) => logs.add(options.stdoutLevel ?? 'info', text)));
+  if (streams.stderr) done.push(captureText(streams.stderr, (text) => logs.add(options.stderrLevel ?? 'error', text)));
   if (streams.channel) {
     done.push(
       captureLines(streams.channel, (line) => {

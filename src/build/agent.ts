@@ -1,0 +1,37 @@
+// The build pod agent: runs exactly one build and reports it. Exit code 0 when the report was
+// delivered (whatever the build's outcome), 1 when it could not be, 2 on bad settings.
+import { createLogger } from '../config/logger.js';
+import { readAgentSettings, type AgentSettings } from '../runtime/pod-agent/agent-settings.js';
+import { ControlPlaneClient } from '../runtime/pod-agent/control-plane-client.js';
+import { buildTimeLimits, type BuildTimeLimits } from './build-limits.js';
+import { BuildRun } from './build-run.js';
+
+export async function runBuildAgent(env: NodeJS.ProcessEnv): Promise<number> {
+  const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'build-agent', pod: env.BROWSERFN_POD_NAME });
+  let settings: AgentSettings;
+  let limits: BuildTimeLimits;
+  try {
+    settings = readAgentSettings(env);
+    limits = buildTimeLimits(env);
+  } catch (error) {
+    log.error((error as Error).message);
+    return 2;
+  }
+  const control = new ControlPlaneClient(settings);
+  const run = new BuildRun(settings, env, limits, control, log);
+  const onSigterm = () => run.terminate();
+  process.on('SIGTERM', onSigterm);
+  try {
+    const report = await run.execute();
+    log.info({ phase: report.phase, cause: report.cause?.code, functions: report.functions?.map((fn) => fn.name) }, 'build ended');
+    try {
+      await control.postReport(report);
+      return 0;
+    } catch (error) {
+      log.error({ err: error }, 'could not deliver the report');
+      return 1;
+    }
+  } finally {
+    process.off('SIGTERM', onSigterm);
+  }
+}

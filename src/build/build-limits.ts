@@ -1,0 +1,35 @@
+// Limits of one build. Time limits can be changed through the environment (seconds).
+import { secondsFrom } from '../runtime/pod-agent/agent-settings.js';
+
+export const ARCHIVE_LIMITS = {
+  /** The uploaded archive.tar.gz. */
+  maxArchiveBytes: 32 * 1024 * 1024,
+  /** Sum of the sizes of the extracted files. */
+  maxExtractedBytes: 256 * 1024 * 1024,
+  maxEntries: 20_000,
+} as const;
+
+export const OUTPUT_LIMITS = {
+  /** A gzip bundle must fit one Kubernetes ConfigMap (1 MiB) with room for metadata. */
+  maxBundleGzipBytes: 900 * 1024,
+  maxFunctions: 100,
+  /** One manifest file (name, sessionConfig, parametersSchema). */
+  maxManifestBytes: 64 * 1024,
+} as const;
+
+export interface BuildTimeLimits {
+  /** The whole build (BROWSERFN_BUILD_TIMEOUT_SECONDS, default 600). */
+  buildSeconds: number;
+  /** `npm ci` (BROWSERFN_NPM_TIMEOUT_SECONDS, default 300). */
+  installSeconds: number;
+  /** Importing the bundle to discover Functions (BROWSERFN_INTROSPECT_TIMEOUT_SECONDS, default 60). */
+  introspectSeconds: number;
+}
+
+export function buildTimeLimits(env: NodeJS.ProcessEnv): BuildTimeLimits {
+  return {
+    buildSeconds: secondsFrom(env, 'BROWSERFN_BUILD_TIMEOUT_SECONDS', 600),
+    installSeconds: secondsFrom(env, 'BROWSERFN_NPM_TIMEOUT_SECONDS', 300),
+    introspectSeconds: secondsFrom(env, 'BROWSERFN_INTROSPECT_TIMEOUT_SECONDS', 60),
+  };
+}

@@ -1,0 +1,137 @@
+// One build in a build pod: extract, install, bundle, discover Functions, report.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Logger } from '../config/logger.js';
+import type { AgentSettings } from '../runtime/pod-agent/agent-settings.js';
+import type { ControlPlaneClient } from '../runtime/pod-agent/control-plane-client.js';
+import { LogCollector } from '../runtime/sandbox/log-collector.js';
+import { linkRuntimeModules } from '../runtime/sandbox/runtime-modules.js';
+import { BuildFailure } from './build-failure.js';
+import { parseBuildInput } from './build-input.js';
+import { ARCHIVE_LIMITS, OUTPUT_LIMITS, type BuildTimeLimits } from './build-limits.js';
+import type { BuildReport } from './build-report.js';
+import { bundleEntry } from './bundle.js';
+import { BuildDeadline } from './deadline.js';
+import { installDependencies } from './dependency-install.js';
+import { resolveEntrypoint } from './entrypoint.js';
+import { introspectBundle } from './introspect.js';
+import { builtFunctionsOf } from './manifests.js';
+import { extractProjectArchive } from './safe-extract.js';
+
+/** After the build is stopped, how long its steps get to kill their child processes. */
+const STOP_GRACE_MS = 5000;
+
+export class BuildRun {
+  readonly #logs = new LogCollector();
+  readonly #deadline: BuildDeadline;
+
+  constructor(
+    private readonly settings: AgentSettings,
+    private readonly agentEnv: NodeJS.ProcessEnv,
+    private readonly limits: BuildTimeLimits,
+    private readonly control: ControlPlaneClient,
+    private readonly log: Logger,
+  ) {
+    this.#deadline = new BuildDeadline(limits.buildSeconds);
+  }
+
+  /** SIGTERM to the agent. */
+  terminate(): void {
+    this.#deadline.stop(new BuildFailure('INTERNAL_ERROR', 'terminated'));
+  }
+
+  async execute(): Promise<BuildReport> {
+    const work = this.#build();
+    try {
+      return await this.#deadline.race(work);
+    } catch (error) {
+      const failure = error instanceof BuildFailure ? error : new BuildFailure('INTERNAL_ERROR', `The build failed unexpectedly: ${(error as Error).message}`);
+      if (failure.code === 'INTERNAL_ERROR') this.log.error({ err: error }, 'build failed');
+      if (this.#deadline.signal.aborted) await settledWithin(work, STOP_GRACE_MS);
+      this.#logs.add('error', `Build failed (${failure.code}): ${failure.message}`);
+      return { kind: 'build', phase: 'FAILED', cause: { code: failure.code, message: failure.message }, logs: this.#logs.entries() };
+    } finally {
+      this.#deadline.dispose();
+    }
+  }
+
+  async #build(): Promise<BuildReport> {
+    const { podDir } = this.settings;
+    const logs = this.#logs;
+    const signal = this.#deadline.signal;
+    const input = parseBuildInput(await this.#controlPlane(() => this.control.getInput(), 'the build input'));
+    logs.add('info', `Build ${input.buildId}: entrypoint ${input.entrypoint}`);
+    const archive = await this.#controlPlane(() => this.control.getArtifact(), 'the project archive');
+
+    const projectDir = join(podDir, 'project');
+    const outDir = join(podDir, 'out');
+    const tmpDir = join(podDir, 'tmp');
+    for (const dir of [projectDir, outDir, tmpDir]) mkdirSync(dir, { recursive: true });
+
+    logs.add('info', `Extracting the project archive (${archive.length} bytes)`);
+    const extracted = await extractProjectArchive(archive, projectDir, ARCHIVE_LIMITS);
+    logs.add('info', `Extracted ${extracted.entries} entries (${extracted.bytes} bytes)`);
+    const entryPath = resolveEntrypoint(projectDir, input.entrypoint);
+
+    await installDependencies({
+      projectDir,
+      homeDir: podDir,
+      tmpDir,
+      cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
+      timeoutSeconds: this.limits.installSeconds,
+      agentEnv: this.agentEnv,
+      logs,
+      signal,
+    });
+
+    logs.add('info', `Bundling ${input.entrypoint} with esbuild`);
+    const bundlePath = join(outDir, 'bundle.mjs');
+    const bundle = await bundleEntry({ entryPath, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir });
+    for (const warning of bundle.warnings) logs.add('warn', warning);
+    writeFileSync(bundlePath, bundle.code);
+    const gzipped = gzipSync(bundle.code, { level: 9 });
+    logs.add('info', `Bundle: ${kib(bundle.code.length)} KiB, ${kib(gzipped.length)} KiB gzip-compressed`);
+    if (gzipped.length > OUTPUT_LIMITS.maxBundleGzipBytes) {
+      throw new BuildFailure(
+        'BUNDLE_TOO_LARGE',
+        `The bundle is ${kib(gzipped.length)} KiB gzip-compressed, over the ${kib(OUTPUT_LIMITS.maxBundleGzipBytes)} KiB limit. ` +
+          'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and not bundled).',
+      );
+    }
+
+    logs.add('info', 'Discovering Functions (importing the bundle with BB_FUNCTIONS_PHASE=introspect)');
+    const manifests = await introspectBundle({
+      bundlePath,
+      workDir: outDir,
+      podDir,
+      tmpDir,
+      runtimeModules: linkRuntimeModules(podDir, this.settings.runtimeModulesDir),
+      agentEnv: this.agentEnv,
+      logs,
+      timeoutSeconds: this.limits.introspectSeconds,
+      signal,
+    });
+    const functions = builtFunctionsOf(manifests, input.entrypoint);
+    logs.add('info', `Built ${functions.length} Function(s): ${functions.map((fn) => fn.name).join(', ')}`);
+    return { kind: 'build', phase: 'COMPLETED', functions, bundleGzipBase64: gzipped.toString('base64'), logs: logs.entries() };
+  }
+
+  async #controlPlane<T>(call: () => Promise<T>, what: string): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw new BuildFailure('INTERNAL_ERROR', `could not get ${what}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function kib(bytes: number): string {
+  return (bytes / 1024).toFixed(1);
+}
+
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,110 @@
+// Bundles the entry and everything it imports into one ESM file with esbuild. Packages the runtime
+// image provides stay external; `browserfn` resolves to this package's SDK, bundled in, so user
+// projects need not install it.
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { build, formatMessages, type BuildFailure as EsbuildFailure, type Message, type Plugin } from 'esbuild';
+import { runtimeProvidesPackage } from '../runtime/sandbox/runtime-modules.js';
+import { BuildFailure } from './build-failure.js';
+
+export const RUNTIME_PROVIDED_PACKAGES = ['playwright-core', 'playwright', 'puppeteer-core', 'puppeteer', 'chrome-remote-interface'];
+
+export const SDK_ENTRY_PATH = fileURLToPath(new URL('../sdk/index.js', import.meta.url));
+
+// CommonJS code bundled into ESM expects require/__filename/__dirname. They are set on globalThis
+// rather than declared, so user modules that declare their own `const __dirname` still load.
+export const COMMONJS_BANNER = [
+  'import { createRequire as __browserfnCreateRequire } from "node:module";',
+  'import { fileURLToPath as __browserfnFileURLToPath } from "node:url";',
+  'import { dirname as __browserfnDirname } from "node:path";',
+  'globalThis.require ??= __browserfnCreateRequire(import.meta.url);',
+  'globalThis.__filename ??= __browserfnFileURLToPath(import.meta.url);',
+  'globalThis.__dirname ??= __browserfnDirname(globalThis.__filename);',
+].join('\n');
+
+const MAX_REPORTED_ERRORS = 5;
+
+export interface BundleRequest {
+  entryPath: string;
+  projectDir: string;
+  /** Where the bundle will live (names it in stack traces). */
+  outFile: string;
+  runtimeModulesDir: string;
+}
+
+export interface BundleResult {
+  code: Buffer;
+  warnings: string[];
+}
+
+const sdkPlugin: Plugin = {
+  name: 'browserfn-sdk',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^browserfn$/ }, () => ({ path: SDK_ENTRY_PATH }));
+  },
+};
+
+export async function bundleEntry(request: BundleRequest): Promise<BundleResult> {
+  let result;
+  try {
+    result = await build({
+      entryPoints: [request.entryPath],
+      absWorkingDir: request.projectDir,
+      outfile: request.outFile,
+      write: false,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      sourcemap: false,
+      metafile: true,
+      logLevel: 'silent',
+      banner: { js: COMMONJS_BANNER },
+      external: RUNTIME_PROVIDED_PACKAGES,
+      plugins: [sdkPlugin],
+    });
+  } catch (error) {
+    const errors = (error as EsbuildFailure).errors;
+    if (!Array.isArray(errors)) throw error;
+    throw new BuildFailure('BUNDLE_FAILED', `Bundling ${request.entryPath} failed; fix these errors:\n${await describe(errors, 'error')}`);
+  }
+  const output = result.outputFiles.find((file) => file.path.endsWith('.mjs') || file.path.endsWith('.js'));
+  if (!output) throw new BuildFailure('BUNDLE_FAILED', 'esbuild produced no output file');
+  assertRuntimeProvidesImports(Object.values(result.metafile.outputs).flatMap((out) => out.imports), request.runtimeModulesDir);
+  return {
+    code: Buffer.from(output.contents),
+    warnings: result.warnings.length > 0 ? (await describe(result.warnings, 'warning')).split('\n\n').filter(Boolean) : [],
+  };
+}
+
+/** esbuild's own rendering: `file:line:column: ERROR: text` with the offending line. */
+async function describe(messages: Message[], kind: 'error' | 'warning'): Promise<string> {
+  const shown = messages.slice(0, MAX_REPORTED_ERRORS);
+  const formatted = await formatMessages(shown, { kind, color: false });
+  const more = messages.length - shown.length;
+  return formatted.join('').trim() + (more > 0 ? `\n… and ${more} more` : '');
+}
+
+/** A bundle importing a runtime package the image lacks would only fail when invoked; fail the build instead. */
+function assertRuntimeProvidesImports(imports: { path: string; external?: boolean }[], runtimeModulesDir: string): void {
+  const builtins = new Set(builtinModules);
+  const missing = new Set<string>();
+  for (const imported of imports) {
+    if (!imported.external || imported.path.startsWith('node:') || builtins.has(imported.path)) continue;
+    const packageName = packageNameOf(imported.path);
+    if (!runtimeProvidesPackage(runtimeModulesDir, packageName)) missing.add(packageName);
+  }
+  if (missing.size > 0) {
+    const provided = RUNTIME_PROVIDED_PACKAGES.filter((name) => runtimeProvidesPackage(runtimeModulesDir, name));
+    throw new BuildFailure(
+      'BUNDLE_FAILED',
+      `The code imports ${[...missing].map((name) => `"${name}"`).join(', ')}, which the Function runtime does not provide. ` +
+        `Use one of the provided packages instead: ${provided.join(', ')}.`,
+    );
+  }
+}
+
+function packageNameOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}

@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { bundleEntry } from '../../src/build/bundle.js';
+import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
+import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
+import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, runAgent, startAgent } from './support/agent-process.js';
+import { TestControlPlane } from './support/test-control-plane.js';
+
+const NAMESPACE = 'project-a';
+const PAGE_TITLE = 'Fixture Page';
+const PAGE_CONSOLE_MESSAGE = 'hello from the fixture page';
+
+describe('pod agent', function () {
+  this.timeout(60_000);
+  let workRoot: string;
+  let plane: TestControlPlane;
+  let bundleGzip: Buffer;
+  let pageServer: Server;
+  let pageUrl: string;
+  let podCounter = 0;
+
+  before(async () => {
+    workRoot = mkdtempSync(join(tmpdir(), 'browserfn-pod-agent-test-'));
+    plane = await TestControlPlane.start(`token-${process.pid}-${Date.now()}`);
+    const project = fixtureProject('runtime-suite');
+    const bundle = await bundleEntry({
+      entryPath: join(project, 'index.mts'),
+      projectDir: project,
+      outFile: join(workRoot, 'bundle.mjs'),
+      runtimeModulesDir: defaultRuntimeModulesDir(),
+    });
+    bundleGzip = gzipSync(bundle.code);
+    pageServer = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<!doctype html><title>${PAGE_TITLE}</title><script>console.log(${JSON.stringify(PAGE_CONSOLE_MESSAGE)})</script><p>fixture</p>`);
+    });
+    pageServer.listen(0, '127.0.0.1');
+    await once(pageServer, 'listening');
+    pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/page`;
+  });
+
+  after(async () => {
+    await plane.close();
+    pageServer.closeAllConnections();
+    pageServer.close();
+    rmSync(workRoot, { recursive: true, force: true });
+  });
+
+  interface InvokeOptions {
+    params?: Record<string, unknown>;
+    timeoutSeconds?: number;
+    secrets?: Record<string, string>;
+    rejectReports?: number;
+  }
+
+  function podFor(functionName: string, options: InvokeOptions): { pod: string; podDir: string } {
+    podCounter += 1;
+    const pod = `browser-${podCounter}`;
+    plane.addPod(NAMESPACE, pod, {
+      input: {
+        kind: 'invocation',
+        invocationId: `invocation-${podCounter}`,
+        functionName,
+        params: options.params ?? {},
+        sessionId: `session-${podCounter}`,
+        sessionConfig: {},
+        timeoutSeconds: options.timeoutSeconds ?? 30,
+        region: 'us-west-2',
+        secrets: options.secrets ?? {},
+      },
+      artifact: bundleGzip,
+      rejectReports: options.rejectReports,
+    });
+    return { pod, podDir: join(workRoot, pod) };
+  }
+
+  async function invoke(functionName: string, options: InvokeOptions = {}) {
+    const { pod, podDir } = podFor(functionName, options);
+    const { exitCode, logLines } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir });
+    const reports = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];
+    assert.equal(exitCode, 0, 'the agent exits 0 once its report is delivered');
+    assert.equal(reports.length, 1);
+    return { report: reports[0], logLines, pod, podDir };
+  }
+
+  function pidsOf(logLines: Record<string, unknown>[]): { chromiumPid: number; userPid: number } {
+    const chromiumPid = logLines.find((line) => line.msg === 'browser ready')?.chromiumPid as number;
+    const userPid = logLines.find((line) => line.msg === 'function process started')?.userPid as number;
+    assert.ok(chromiumPid > 0 && userPid > 0, 'the agent logs the pids it started');
+    return { chromiumPid, userPid };
+  }
+
+  function assertGone(...pids: number[]): void {
+    for (const pid of pids) assert.deepEqual(livingGroupMembers(pid), [], `process group ${pid} is gone`);
+  }
+
+  it('reports the returned JSON value as results and retries a report the control plane refused', async () => {
+    const value = { nested: [1, 'two', { three: true }], none: null };
+    const { report, pod } = await invoke('echo', { params: { value }, rejectReports: 2 });
+    assert.equal(report.kind, 'invocation');
+    assert.equal(report.phase, 'COMPLETED');
+    assert.deepEqual(report.results, value);
+    assert.equal(report.cause, undefined);
+    assert.ok(Date.parse(report.startedAt) <= Date.parse(report.endedAt));
+    assert.match(report.startedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const calls = plane.requests.filter((request) => request.path.includes(`/${pod}/`));
+    assert.deepEqual(
+      calls.map((call) => `${call.method} ${call.path.split('/').pop()}`).sort(),
+      ['GET artifact', 'GET input', 'POST report', 'POST report', 'POST report'],
+    );
+    assert.ok(calls.every((call) => call.authorization === `Bearer ${plane.token}`));
+  });
+
+  it('leaves results out when the handler returns undefined or null', async () => {
+    const returnedNothing = await invoke('echo', { params: {} });
+    assert.equal(returnedNothing.report.phase, 'COMPLETED');
+    assert.ok(!('results' in returnedNothing.report));
+    const returnedNull = await invoke('echo', { params: { value: null } });
+    assert.equal(returnedNull.report.phase, 'COMPLETED');
+    assert.ok(!('results' in returnedNull.report));
+  });
+
+  it('captures console output with levels and timestamps, multi-line messages whole', async () => {
+    const { report } = await invoke('logs');
+    assert.equal(report.phase, 'COMPLETED');
+    const byMessage = new Map(report.logs.map((entry) => [entry.message, entry]));
+    assert.equal(byMessage.get('plain info { answer: 42 }')?.level, 'info');
+    assert.equal(byMessage.get('an info line')?.level, 'info');
+    assert.equal(byMessage.get('careful')?.level, 'warn');
+    assert.equal(byMessage.get('first line\nsecond line\nthird line')?.level, 'error');
+    assert.equal(byMessage.get('debugging')?.level, 'debug');
+    assert.equal(byMessage.get('written to stdout directly')?.level, 'info');
+    for (const entry of report.logs) assert.ok(!Number.isNaN(Date.parse(entry.timestamp)), `timestamp of "${entry.message}"`);
+    const order = ['plain info { answer: 42 }', 'an info line', 'careful', 'first line\nsecond line\nthird line', 'debugging'];
+    const times = order.map((message) => Date.parse(byMessage.get(message)!.timestamp));
+    assert.deepEqual([...times].sort((a, b) => a - b), times, 'entries keep the order of the calls');
+  });
+
+  it('reports a throwing handler as WORKLOAD_ERROR with its stack as one log entry', async () => {
+    const { report } = await invoke('throws');
+    assert.equal(report.phase, 'FAILED');
+    assert.deepEqual(report.cause, { code: 'WORKLOAD_ERROR', message: 'handler exploded' });
+    const stack = report.logs.find((entry) => entry.message.startsWith('TypeError: handler exploded\n'));
+    assert.ok(stack, 'the stack is logged');
+    assert.equal(stack.level, 'error');
+    assert.match(stack.message, /\n\s+at explode \(/);
+  });
+
+  it('times out, killing the user process and Chromium', async () => {
+    const { report, logLines } = await invoke('hangs', { timeoutSeconds: 1.5 });
+    assert.equal(report.phase, 'FAILED');
+    assert.equal(report.cause?.code, 'TIMED_OUT');
+    assert.match(report.cause?.message ?? '', /1\.5 seconds/);
+    const elapsed = Date.parse(report.endedAt) - Date.parse(report.startedAt);
+    assert.ok(elapsed >= 1500 && elapsed < 5000, `ended ${elapsed} ms after the handler started`);
+    const { chromiumPid, userPid } = pidsOf(logLines);
+    assert.ok(report.logs.some((entry) => entry.message === `hanging in ${userPid}`));
+    assertGone(chromiumPid, userPid);
+  });
+
+  it('gives connectUrl to chrome-remote-interface, playwright-core and puppeteer-core, and records the session', async () => {
+    const { report } = await invoke('browse', { params: { url: pageUrl } });
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    assert.deepEqual(report.results, { cdp: PAGE_TITLE, playwright: PAGE_TITLE, puppeteer: PAGE_TITLE });
+    const requests = report.sessionLogs.filter(
+      (entry) => entry.method === 'Network.requestWillBeSent' && (entry.params as { request: { url: string } }).request.url === pageUrl,
+    );
+    assert.equal(requests.length, 3, 'one page load per client');
+    assert.ok(new Set(requests.map((entry) => entry.pageId)).size === 3, 'each on its own page');
+    for (const entry of requests) {
+      assert.ok(entry.frameId && entry.loaderId && entry.sessionId && typeof entry.timestamp === 'number');
+    }
+    const methods = new Set(report.sessionLogs.map((entry) => entry.method));
+    for (const method of ['Network.responseReceived', 'Page.frameNavigated', 'Page.loadEventFired']) assert.ok(methods.has(method), method);
+    const consoleCalls = report.sessionLogs.filter(
+      (entry) => entry.method === 'Runtime.consoleAPICalled' && JSON.stringify(entry.params).includes(PAGE_CONSOLE_MESSAGE),
+    );
+    assert.equal(consoleCalls.length, 3);
+  });
+
+  it('hands secrets to ctx.secrets and redacts their values from logs and session logs', async () => {
+    const secret = 'tok/3n+value&more';
+    const { report } = await invoke('secrets', { params: { url: pageUrl }, secrets: { API_TOKEN: secret, OTHER: 'second-secret' } });
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    const { keys, tokenLength, invocation, sessionId } = report.results as Record<string, unknown>;
+    assert.deepEqual(keys, ['API_TOKEN', 'OTHER']);
+    assert.equal(tokenLength, secret.length);
+    assert.deepEqual(invocation, { id: `invocation-${podCounter}`, region: 'us-west-2' });
+    assert.equal(sessionId, `session-${podCounter}`);
+    assert.ok(report.logs.some((entry) => entry.message === 'calling the API with [REDACTED]'));
+    const everything = JSON.stringify(report.logs) + JSON.stringify(report.sessionLogs);
+    assert.ok(!everything.includes(secret) && !everything.includes(encodeURIComponent(secret)), 'no secret value in logs');
+    assert.ok(
+      report.sessionLogs.some(
+        (entry) => entry.method === 'Network.requestWillBeSent' && (entry.params as { request: { url: string } }).request.url === `${pageUrl}?token=[REDACTED]`,
+      ),
+    );
+  });
+
+  it('keeps user code inside its sandbox: no reads or writes outside its directories, no processes, no agent environment', async () => {
+    const outsideFile = join(workRoot, 'outside.txt');
+    writeFileSync(outsideFile, 'not for user code');
+    const { report, podDir } = await invoke('sandbox', { params: { outsideFile } });
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    const results = report.results as Record<string, unknown>;
+    assert.equal(results.readOutside, 'ERR_ACCESS_DENIED');
+    assert.equal(results.readEtc, 'ERR_ACCESS_DENIED');
+    assert.equal(results.writeOutside, 'ERR_ACCESS_DENIED');
+    assert.equal(results.spawn, 'ERR_ACCESS_DENIED');
+    assert.equal(results.writeHome, 'allowed');
+    assert.ok(existsSync(join(podDir, 'note.txt')));
+    assert.ok(!existsSync(`${outsideFile}.written`));
+    assert.deepEqual(results.envKeys, ['AWS_LAMBDA_RUNTIME_API', 'BB_FUNCTIONS_PHASE', 'HOME', 'NODE_ENV', 'PATH', 'TMPDIR', 'TZ']);
+    assert.equal(results.cwd, join(podDir, 'app'));
+  });
+
+  it('reports a process that exits without a result as WORKLOAD_ERROR with its exit code', async () => {
+    const { report, logLines } = await invoke('exits');
+    assert.equal(report.phase, 'FAILED');
+    assert.equal(report.cause?.code, 'WORKLOAD_ERROR');
+    assert.match(report.cause?.message ?? '', /exited with code 3 before returning a result: about to exit/);
+    assertGone(pidsOf(logLines).chromiumPid);
+  });
+
+  it('refuses a result larger than 1 MiB', async () => {
+    const { report } = await invoke('huge');
+    assert.equal(report.phase, 'FAILED');
+    assert.equal(report.cause?.code, 'WORKLOAD_ERROR');
+    assert.match(report.cause?.message ?? '', /result is larger than 1048576 bytes/);
+  });
+
+  it('on SIGTERM reports INTERNAL_ERROR "terminated" and kills the user process and Chromium', async () => {
+    const { pod, podDir } = podFor('hangs', { timeoutSeconds: 60 });
+    const agent = startAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir });
+    await agent.logged('invocation handed to the function code');
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0);
+    const [report] = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];
+    assert.equal(report.phase, 'FAILED');
+    assert.deepEqual(report.cause, { code: 'INTERNAL_ERROR', message: 'terminated' });
+    const { chromiumPid, userPid } = pidsOf(agent.logLines);
+    assertGone(chromiumPid, userPid);
+  });
+});

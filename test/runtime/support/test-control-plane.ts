@@ -1,0 +1,89 @@
+// The control plane as the agents see it, for agent tests: serves each pod's input and artifact
+// under /internal/v1/pods/{namespace}/{pod}, checks the bearer token, records reports.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface PodScript {
+  input: unknown;
+  artifact: Buffer;
+  /** Answer this many report attempts with 503 before accepting one. */
+  rejectReports?: number;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+}
+
+export class TestControlPlane {
+  readonly requests: ReceivedRequest[] = [];
+  readonly #pods = new Map<string, PodScript>();
+  readonly #reports = new Map<string, unknown[]>();
+  readonly #reportWaiters = new Map<string, ((report: unknown) => void)[]>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly token: string,
+  ) {}
+
+  static async start(token: string): Promise<TestControlPlane> {
+    const server = createServer();
+    const plane = new TestControlPlane(server, token);
+    server.on('request', (request, response) => plane.#handle(request, response));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return plane;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  addPod(namespace: string, name: string, script: PodScript): void {
+    this.#pods.set(`${namespace}/${name}`, script);
+  }
+
+  reportsOf(namespace: string, name: string): unknown[] {
+    return this.#reports.get(`${namespace}/${name}`) ?? [];
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  #handle(request: IncomingMessage, response: ServerResponse): void {
+    const path = request.url ?? '';
+    this.requests.push({ method: request.method ?? '', path, authorization: request.headers.authorization });
+    const match = /^\/internal\/v1\/pods\/([^/]+)\/([^/]+)\/(input|artifact|report)$/.exec(path);
+    if (!match) return end(response, 404, 'no such route');
+    if (request.headers.authorization !== `Bearer ${this.token}`) return end(response, 401, 'bad token');
+    const key = `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}`;
+    const pod = this.#pods.get(key);
+    if (!pod) return end(response, 404, `no pod ${key}`);
+    if (match[3] === 'input' && request.method === 'GET') return end(response, 200, JSON.stringify(pod.input));
+    if (match[3] === 'artifact' && request.method === 'GET') return end(response, 200, pod.artifact);
+    if (match[3] === 'report' && request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        if ((pod.rejectReports ?? 0) > 0) {
+          pod.rejectReports = (pod.rejectReports ?? 0) - 1;
+          return end(response, 503, 'try again');
+        }
+        const report: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        this.#reports.set(key, [...(this.#reports.get(key) ?? []), report]);
+        end(response, 204, '');
+      });
+      return;
+    }
+    end(response, 405, 'method not allowed');
+  }
+}
+
+function end(response: ServerResponse, status: number, body: string | Buffer): void {
+  response.writeHead(status, { 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}

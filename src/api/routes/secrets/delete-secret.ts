@@ -19,9 +19,12 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   async handle(ctx, { params }, deps) {
     const project = ctx.state.project;
     const meta = await deleteSecret(deps.cluster, project, params.id);
-    // Invocations already skip deleted secrets; this keeps the Functions' lists tidy.
-    await detachFromAllFunctions(deps.cluster, project, meta.id);
     deps.log.info({ requestId: ctx.state.requestId, project, secretId: meta.id, secretKey: meta.secretKey }, 'secret deleted');
+    // Invocations already skip deleted secrets; this only keeps the Functions' lists tidy, so a
+    // failure here does not undo the deletion.
+    await detachFromAllFunctions(deps.cluster, project, meta.id).catch((err: unknown) =>
+      deps.log.warn({ err, requestId: ctx.state.requestId, project, secretId: meta.id }, 'could not detach a deleted secret from every Function'),
+    );
     ctx.status = 204;
   },
 });

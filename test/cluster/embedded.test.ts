@@ -29,8 +29,8 @@ function tempStore(): TempStore {
   return store;
 }
 
-const openStore = (store: TempStore, eventRetention?: number): Promise<ClusterPort> =>
-  openEmbeddedCluster({ file: store.file, encryptionKey: store.key, eventRetention });
+const openStore = (store: TempStore, retention: { eventRetention?: number; eventRetentionBytes?: number } = {}): Promise<ClusterPort> =>
+  openEmbeddedCluster({ file: store.file, encryptionKey: store.key, ...retention });
 
 const configMap = (name: string, labels?: Record<string, string>, namespace = 'team'): KubeObject =>
   newObject(Kinds.ConfigMap, { name, namespace, labels }, { data: { key: name } });
@@ -98,7 +98,7 @@ describe('embedded cluster store', function () {
 
   it('compacts old events: a watch from a compacted version ends with GoneError, a recent one replays', async function () {
     await cluster.close();
-    cluster = await openStore(store, 5);
+    cluster = await openStore(store, { eventRetention: 5 });
     const configMaps = cluster.resource(Kinds.ConfigMap);
     for (let i = 0; i < 10; i++) await configMaps.create(configMap(`cm-${i}`));
     const current = Number((await configMaps.list('team')).resourceVersion);
@@ -116,6 +116,36 @@ describe('embedded cluster store', function () {
     await recent.untilCount(5);
     assert.deepEqual(recent.summary, ['ADDED cm-5', 'ADDED cm-6', 'ADDED cm-7', 'ADDED cm-8', 'ADDED cm-9']);
     await recentWatch.stop();
+  });
+
+  it('bounds the kept events by size too', async function () {
+    await cluster.close();
+    cluster = await openStore(store, { eventRetentionBytes: 250_000 });
+    const configMaps = cluster.resource(Kinds.ConfigMap);
+    const start = (await configMaps.list('team')).resourceVersion;
+    const created: KubeObject[] = [];
+    for (let i = 0; i < 4; i++) {
+      created.push(await configMaps.create(newObject(Kinds.ConfigMap, { name: `big-${i}`, namespace: 'team' }, { data: { blob: String(i).repeat(100_000) } })));
+    }
+    const stale = new EventCollector();
+    await (await configMaps.watch('team', { resourceVersion: start }, stale.onEvent, stale.onError)).done;
+    assert.ok(stale.errors[0] instanceof GoneError, 'the oldest large events were dropped');
+    const recent = new EventCollector();
+    const watch = await configMaps.watch('team', { resourceVersion: created[1].metadata.resourceVersion }, recent.onEvent, recent.onError);
+    await recent.untilCount(2);
+    assert.deepEqual(recent.summary, ['ADDED big-2', 'ADDED big-3']);
+    await watch.stop();
+  });
+
+  it('a watch from a version not reached yet delivers only the events after it', async function () {
+    const configMaps = cluster.resource(Kinds.ConfigMap);
+    const now = Number((await configMaps.list('team')).resourceVersion);
+    const events = new EventCollector();
+    const watch = await configMaps.watch('team', { resourceVersion: String(now + 2) }, events.onEvent, events.onError);
+    for (const name of ['first', 'second', 'third']) await configMaps.create(configMap(name));
+    await events.untilSeen('ADDED', 'third');
+    assert.deepEqual(events.summary, ['ADDED third']);
+    await watch.stop();
   });
 
   it('rolls a failed write back whole: no object, version or event of it remains', async function () {

@@ -5,7 +5,7 @@ import type { ClusterPort, DeleteOptions, ListOptions, ObjectList, ResourceClien
 import { EmbeddedStore, type EmbeddedStoreOptions } from './store.js';
 
 export type EmbeddedClusterOptions = EmbeddedStoreOptions;
-export { DEFAULT_EVENT_RETENTION } from './store.js';
+export { DEFAULT_EVENT_RETENTION, DEFAULT_EVENT_RETENTION_BYTES } from './store.js';
 
 class EmbeddedResourceClient<T extends KubeObject> implements ResourceClient<T> {
   constructor(

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS events (
   namespace TEXT NOT NULL,
   name TEXT NOT NULL,
   body TEXT NOT NULL,
-  previous_body TEXT
+  previous_body TEXT,
+  size INTEGER NOT NULL
 );
 `;
 
@@ -51,7 +52,8 @@ export function migrate(db: Database): void {
     const version = readMeta(db, 'schemaVersion');
     if (version === undefined) {
       writeMeta(db, 'schemaVersion', String(SCHEMA_VERSION));
-      writeMeta(db, 'resourceVersion', '0');
+      // Starts at 1: a list never reports "0", which a watch reads as "any version".
+      writeMeta(db, 'resourceVersion', '1');
       writeMeta(db, 'compactedThrough', '0');
     } else if (Number(version) !== SCHEMA_VERSION) {
       throw new Error(`store schema version ${version} is not supported by this browserfn (it reads version ${SCHEMA_VERSION})`);

@@ -22,9 +22,12 @@ export interface EmbeddedStoreOptions {
   encryptionKey: Buffer;
   /** How many of the newest events are kept for watches that resume from a resourceVersion. */
   eventRetention?: number;
+  /** Upper bound on the stored size of those events (large ConfigMaps would otherwise pile up). */
+  eventRetentionBytes?: number;
 }
 
 export const DEFAULT_EVENT_RETENTION = 10_000;
+export const DEFAULT_EVENT_RETENTION_BYTES = 128 * 1024 * 1024;
 
 /** The resource's storage name, as the API server keys it: plural plus group. */
 export const resourceKey = (type: ResourceType): string => (type.group ? `${type.plural}.${type.group}` : type.plural);
@@ -43,23 +46,28 @@ export class EmbeddedStore {
   /** Last committed resourceVersion, and the newest version whose events may have been dropped. */
   private version: number;
   private compactedThrough: number;
+  /** Total stored size of the events kept. */
+  private eventBytes: number;
   /** State of the write transaction in progress. */
-  private tx?: { version: number; compactedThrough: number; events: StoreEvent[] };
+  private tx?: { version: number; compactedThrough: number; eventBytes: number; events: StoreEvent[] };
 
   private constructor(
     private readonly db: Database,
     private readonly sealer: Sealer,
-    private readonly retention: number,
+    private readonly retention: { events: number; bytes: number },
     private readonly release: () => void,
   ) {
     this.version = Number(readMeta(db, 'resourceVersion'));
     this.compactedThrough = Number(readMeta(db, 'compactedThrough'));
+    this.eventBytes = Number(db.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events')?.bytes ?? 0);
   }
 
   static open(options: EmbeddedStoreOptions): EmbeddedStore {
     const sealer = new Sealer(options.encryptionKey);
-    const retention = options.eventRetention ?? DEFAULT_EVENT_RETENTION;
-    if (!Number.isInteger(retention) || retention < 1) throw new Error(`eventRetention must be a positive integer; got ${retention}`);
+    const retention = { events: options.eventRetention ?? DEFAULT_EVENT_RETENTION, bytes: options.eventRetentionBytes ?? DEFAULT_EVENT_RETENTION_BYTES };
+    for (const [name, value] of [['eventRetention', retention.events], ['eventRetentionBytes', retention.bytes]] as const) {
+      if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer; got ${value}`);
+    }
     const release = options.file === ':memory:' ? () => {} : claimStoreFile(options.file);
     let db: Database | undefined;
     try {
@@ -174,14 +182,22 @@ export class EmbeddedStore {
   ): Watcher {
     this.assertOpen();
     const resource = resourceKey(type);
-    const scope = type.namespaced ? namespace : undefined;
-    const filter = { resource, namespace: scope, labels: parseLabelSelector(options.labelSelector), fields: parseFieldSelector(options.fieldSelector) };
+    // As with the API server, an empty namespace means all of them.
+    const scope = type.namespaced && namespace ? namespace : undefined;
     const from = options.resourceVersion;
     if (from !== undefined && from !== '' && !/^\d+$/.test(from)) throw new InvalidError(`resourceVersion "${from}" is not valid: expected a non-negative integer`);
+    const resumes = from !== undefined && from !== '' && from !== '0';
+    const filter = {
+      resource,
+      namespace: scope,
+      labels: parseLabelSelector(options.labelSelector),
+      fields: parseFieldSelector(options.fieldSelector),
+      after: resumes ? Number(from) : undefined,
+    };
     // Registration and backlog happen in one synchronous step, so no write can fall between them.
     const watcher = this.hub.add(filter, onEvent, onError);
-    if (from === undefined || from === '') return watcher;
-    if (from === '0') {
+    if (!resumes) {
+      if (from !== '0') return watcher;
       // "Any version": the current state as synthetic ADDED events, then live ones (as the API server does).
       for (const row of this.rows(type, scope)) {
         const json = this.decodeJson(row.resource, row.namespace, row.name, row.body);
@@ -215,7 +231,7 @@ export class EmbeddedStore {
 
   private rows(type: ResourceType, namespace: string | undefined): { resource: string; namespace: string; name: string; body: string }[] {
     const resource = resourceKey(type);
-    const scoped = type.namespaced && namespace !== undefined;
+    const scoped = type.namespaced && !!namespace;
     const rows = scoped
       ? this.db.all('SELECT resource, namespace, name, body FROM objects WHERE resource = ? AND namespace = ? ORDER BY name', [resource, namespace])
       : this.db.all('SELECT resource, namespace, name, body FROM objects WHERE resource = ? ORDER BY namespace, name', [resource]);
@@ -265,7 +281,7 @@ export class EmbeddedStore {
 
   private transact<R>(work: () => R): R {
     this.assertOpen();
-    const tx = { version: this.version, compactedThrough: this.compactedThrough, events: [] as StoreEvent[] };
+    const tx = { version: this.version, compactedThrough: this.compactedThrough, eventBytes: this.eventBytes, events: [] as StoreEvent[] };
     this.tx = tx;
     this.db.exec('BEGIN IMMEDIATE');
     let result: R;
@@ -284,6 +300,7 @@ export class EmbeddedStore {
     }
     this.version = tx.version;
     this.compactedThrough = tx.compactedThrough;
+    this.eventBytes = tx.eventBytes;
     this.hub.publish(tx.events);
     return result;
   }
@@ -293,13 +310,27 @@ export class EmbeddedStore {
     return this.tx;
   }
 
-  /** Keeps the newest `retention` events; versions are dense, so that is a range delete. */
+  /**
+   * Keeps the newest events within both budgets (count and bytes). Versions are dense, so the
+   * count budget is a range; the byte budget drops the oldest events until the rest fit.
+   */
   private compact(tx: NonNullable<EmbeddedStore['tx']>): void {
-    const threshold = tx.version - this.retention;
+    let threshold = tx.version - this.retention.events;
+    if (tx.eventBytes > this.retention.bytes) {
+      const row = this.db.get(
+        `SELECT resource_version FROM (
+           SELECT resource_version, SUM(size) OVER (ORDER BY resource_version DESC) AS newer_bytes FROM events
+         ) WHERE newer_bytes > ? ORDER BY resource_version DESC LIMIT 1`,
+        [this.retention.bytes],
+      );
+      if (row) threshold = Math.max(threshold, Number(row.resource_version));
+    }
     if (threshold <= tx.compactedThrough) return;
+    const dropped = this.db.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events WHERE resource_version <= ?', [threshold]);
     this.db.run('DELETE FROM events WHERE resource_version <= ?', [threshold]);
     writeMeta(this.db, 'compactedThrough', String(threshold));
     tx.compactedThrough = threshold;
+    tx.eventBytes -= Number(dropped?.bytes ?? 0);
   }
 
   /** Writes the object at the next resourceVersion, with its event; returns a caller-owned copy. */
@@ -330,15 +361,20 @@ export class EmbeddedStore {
     // The earlier state matters to label-selector watchers only when the labels changed.
     const labelsChanged = previous !== undefined && !isDeepStrictEqual(previous.metadata.labels ?? {}, object.metadata.labels ?? {});
     const previousJson = labelsChanged ? JSON.stringify(previous) : undefined;
-    this.db.run('INSERT INTO events (resource_version, type, resource, namespace, name, body, previous_body) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    const body = this.encode(resource, namespace, name, json);
+    const previousBody = previousJson === undefined ? null : this.encode(resource, namespace, name, previousJson);
+    const size = body.length + (previousBody?.length ?? 0);
+    this.db.run('INSERT INTO events (resource_version, type, resource, namespace, name, body, previous_body, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       tx.version,
       type,
       resource,
       namespace,
       name,
-      this.encode(resource, namespace, name, json),
-      previousJson === undefined ? null : this.encode(resource, namespace, name, previousJson),
+      body,
+      previousBody,
+      size,
     ]);
+    tx.eventBytes += size;
     tx.events.push({
       resourceVersion: tx.version,
       type,

@@ -25,6 +25,8 @@ export interface WatchFilter {
   resource: string;
   /** Undefined: every namespace. */
   namespace?: string;
+  /** Only events after this resourceVersion (the one the watch resumes from). */
+  after?: number;
   labels: LabelSelector;
   fields: FieldSelector;
 }
@@ -53,6 +55,7 @@ export class Watcher implements Watch {
   offer(event: StoreEvent): void {
     if (this.ended || event.resource !== this.filter.resource) return;
     if (this.filter.namespace !== undefined && event.namespace !== this.filter.namespace) return;
+    if (this.filter.after !== undefined && event.resourceVersion <= this.filter.after) return;
     const pending = this.convert(event);
     if (!pending) return;
     this.queue.push(pending);

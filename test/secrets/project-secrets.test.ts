@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { KEYS, PROJECTS, sealBound, sealCompat, secretValueFor, startHarness, type Harness } from './harness.js';
 import { resolveFunctionSecrets } from '../../src/secrets/resolve.js';
+import { sealValue, UNBOUND } from '../../src/secrets/hpke.js';
 
 describe('project secrets API', function () {
   let h: Harness;
@@ -73,6 +74,9 @@ describe('project secrets API', function () {
     assert.equal((await h.createSecret('SHARED_NAME', 'three', KEYS.b)).status, 201);
     // Names are case-sensitive, like environment variables.
     assert.equal((await h.createSecret('shared_name', 'four')).status, 201);
+    // Simultaneous creates of one name: exactly one wins.
+    const raced = await Promise.all(Array.from({ length: 6 }, (_, i) => h.createSecret('RACED_NAME', `raced-${i}`)));
+    assert.deepEqual(raced.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409]);
   });
 
   it('refuses names that are not environment-variable-like, saying what is allowed', async () => {
@@ -113,6 +117,23 @@ describe('project secrets API', function () {
     // None of the refused names were stored.
     const names = (await h.request('GET', '/v1/secrets?limit=1000')).body.data.map((s: { secretKey: string }) => s.secretKey);
     assert.ok(!names.some((n: string) => n.startsWith('BAD_') || n === 'TAMPERED'));
+  });
+
+  it('takes UTF-8 text values up to 64 KiB', async () => {
+    const keypair = (await h.request('GET', '/v1/secrets/keypair')).body;
+    const largest = 'é'.repeat(32 * 1024);
+    assert.equal((await h.createSecret('LARGEST', largest)).status, 201);
+    const tooLarge = await h.createSecret('TOO_LARGE', largest + 'x');
+    assert.equal(tooLarge.status, 400);
+    assert.match(tooLarge.body.message, /65537 bytes; the limit is 65536 bytes/);
+    const { enc, ciphertext } = await sealValue(new Uint8Array(Buffer.from(keypair.publicKey, 'base64')), new Uint8Array([0xff, 0xfe, 0x41]), UNBOUND);
+    const notText = await h.request('POST', '/v1/secrets', { secretKey: 'NOT_TEXT', sealedSecretValue: Buffer.concat([enc, ciphertext]).toString('base64') });
+    assert.equal(notText.status, 400);
+    assert.match(notText.body.message, /UTF-8 text/);
+    const fn = await h.createFunction('large-reader');
+    const id = (await h.request('GET', '/v1/secrets?limit=1000')).body.data.find((s: { secretKey: string }) => s.secretKey === 'LARGEST').id;
+    await h.request('POST', `/v1/functions/${fn.metadata.uid}/secrets`, { secretId: id });
+    assert.equal((await resolveFunctionSecrets(h.cluster, PROJECTS.a, await h.getFunction(fn))).LARGEST, largest);
   });
 
   it('replaces a value with PATCH keeping the ID and attachments; invocations read the new value', async () => {

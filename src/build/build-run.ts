@@ -87,7 +87,7 @@ export class BuildRun {
 
     logs.add('info', `Bundling ${input.entrypoint} with esbuild`);
     const bundlePath = join(outDir, 'bundle.mjs');
-    const bundle = await bundleEntry({ entryPath, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir });
+    const bundle = await bundleEntry({ entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir });
     for (const warning of bundle.warnings) logs.add('warn', warning);
     writeFileSync(bundlePath, bundle.code);
     const gzipped = gzipSync(bundle.code, { level: 9 });

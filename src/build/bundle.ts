@@ -3,7 +3,7 @@
 // projects need not install it.
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build, formatMessages, type BuildFailure as EsbuildFailure, type Message, type Plugin } from 'esbuild';
+import { build, type BuildFailure as EsbuildFailure, type Message, type Plugin } from 'esbuild';
 import { runtimeProvidesPackage } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 
@@ -26,6 +26,8 @@ const MAX_REPORTED_ERRORS = 5;
 
 export interface BundleRequest {
   entryPath: string;
+  /** The entry as the user named it, for messages. */
+  entryName?: string;
   projectDir: string;
   /** Where the bundle will live (names it in stack traces). */
   outFile: string;
@@ -66,23 +68,33 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
   } catch (error) {
     const errors = (error as EsbuildFailure).errors;
     if (!Array.isArray(errors)) throw error;
-    throw new BuildFailure('BUNDLE_FAILED', `Bundling ${request.entryPath} failed; fix these errors:\n${await describe(errors, 'error')}`);
+    throw new BuildFailure('BUNDLE_FAILED', `Bundling ${request.entryName ?? request.entryPath} failed; fix these errors:\n${describe(errors)}`);
   }
   const output = result.outputFiles.find((file) => file.path.endsWith('.mjs') || file.path.endsWith('.js'));
   if (!output) throw new BuildFailure('BUNDLE_FAILED', 'esbuild produced no output file');
   assertRuntimeProvidesImports(Object.values(result.metafile.outputs).flatMap((out) => out.imports), request.runtimeModulesDir);
   return {
     code: Buffer.from(output.contents),
-    warnings: result.warnings.length > 0 ? (await describe(result.warnings, 'warning')).split('\n\n').filter(Boolean) : [],
+    warnings: result.warnings.map((warning) => describeMessage(warning, 'warning')),
   };
 }
 
-/** esbuild's own rendering: `file:line:column: ERROR: text` with the offending line. */
-async function describe(messages: Message[], kind: 'error' | 'warning'): Promise<string> {
-  const shown = messages.slice(0, MAX_REPORTED_ERRORS);
-  const formatted = await formatMessages(shown, { kind, color: false });
+function describe(messages: Message[]): string {
+  const shown = messages.slice(0, MAX_REPORTED_ERRORS).map((message) => describeMessage(message, 'error'));
   const more = messages.length - shown.length;
-  return formatted.join('').trim() + (more > 0 ? `\n… and ${more} more` : '');
+  return shown.join('\n') + (more > 0 ? `\n… and ${more} more` : '');
+}
+
+/** `file:line:column: error: text`, the offending line with a caret, and esbuild's notes. */
+function describeMessage(message: Message, kind: 'error' | 'warning'): string {
+  const where = message.location;
+  const lines = [where ? `${where.file}:${where.line}:${where.column + 1}: ${kind}: ${message.text}` : `${kind}: ${message.text}`];
+  if (where?.lineText) {
+    const gutter = String(where.line);
+    lines.push(`  ${gutter} | ${where.lineText}`, `  ${' '.repeat(gutter.length)} | ${' '.repeat(where.column)}^`);
+  }
+  for (const note of message.notes) if (note.text) lines.push(`  note: ${note.text}`);
+  return lines.join('\n');
 }
 
 /** A bundle importing a runtime package the image lacks would only fail when invoked; fail the build instead. */

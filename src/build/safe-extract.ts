@@ -1,6 +1,7 @@
 // Extracts the uploaded project archive only if every entry stays inside the target: no absolute
 // paths, no "..", no links leading out, no device files, and within size and entry limits.
 // The whole archive is checked before anything is written.
+import { mkdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { Parser, Unpack, type ReadEntry } from 'tar';
 import { BuildFailure } from './build-failure.js';
@@ -20,6 +21,7 @@ export async function extractProjectArchive(archive: Buffer, targetDir: string, 
     throw invalid(`the archive is ${archive.length} bytes, over the ${limits.maxArchiveBytes}-byte limit; leave build output and data files out of the project`);
   }
   const summary = await checkArchive(archive, limits);
+  mkdirSync(targetDir, { recursive: true });
   await unpack(archive, targetDir);
   return summary;
 }

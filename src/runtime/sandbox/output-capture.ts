@@ -21,8 +21,12 @@ export interface CaptureOptions {
 export function captureProcessOutput(streams: CapturedStreams, logs: LogCollector, options: CaptureOptions = {}): Promise<void> {
   const onRecord = options.onRecord ?? (() => undefined);
   const done: Promise<void>[] = [];
-  if (streams.stdout) done.push(captureText(streams.stdout, (text) => logs.add(options.stdoutLevel ?? 'info', text)));
-  if (streams.stderr) done.push(captureText(streams.stderr, (text) => logs.add(options.stderrLevel ?? 'error', text)));
+  const addText = (level: LogLevel) => (text: string) => {
+    const trimmed = text.replace(/^(\s*\n)+/, '').trimEnd();
+    if (trimmed) logs.add(level, trimmed);
+  };
+  if (streams.stdout) done.push(captureText(streams.stdout, addText(options.stdoutLevel ?? 'info')));
+  if (streams.stderr) done.push(captureText(streams.stderr, addText(options.stderrLevel ?? 'error')));
   if (streams.channel) {
     done.push(
       captureLines(streams.channel, (line) => {

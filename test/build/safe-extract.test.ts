@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Header } from 'tar';
+import { BuildFailure } from '../../src/build/build-failure.js';
+import { ARCHIVE_LIMITS } from '../../src/build/build-limits.js';
+import { extractProjectArchive, type ArchiveLimits } from '../../src/build/safe-extract.js';
+
+interface TarEntry {
+  path: string;
+  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'FIFO';
+  content?: string;
+  linkpath?: string;
+}
+
+/** A gzip tar written header by header, so entries a normal tool would refuse to create can be tested. */
+function tarGz(entries: TarEntry[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const entry of entries) {
+    const content = Buffer.from(entry.content ?? '');
+    const header = new Header({
+      path: entry.path,
+      type: entry.type ?? 'File',
+      size: content.length,
+      linkpath: entry.linkpath,
+      mode: entry.type === 'Directory' ? 0o755 : 0o644,
+      mtime: new Date(0),
+    });
+    header.encode();
+    blocks.push(header.block!, content, Buffer.alloc((512 - (content.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(blocks));
+}
+
+describe('project archive extraction', () => {
+  let target: string;
+
+  beforeEach(() => {
+    target = mkdtempSync(join(tmpdir(), 'browserfn-extract-test-'));
+  });
+
+  afterEach(() => rmSync(target, { recursive: true, force: true }));
+
+  async function refused(archive: Buffer, message: RegExp, limits: ArchiveLimits = ARCHIVE_LIMITS): Promise<void> {
+    await assert.rejects(extractProjectArchive(archive, join(target, 'project'), limits), (error: unknown) => {
+      assert.ok(error instanceof BuildFailure);
+      assert.equal(error.code, 'INVALID_ARCHIVE');
+      assert.match(error.message, message);
+      return true;
+    });
+    assert.ok(!existsSync(join(target, 'project')), 'nothing is written when any entry is refused');
+  }
+
+  it('extracts files, directories and links that stay inside the project', async () => {
+    const summary = await extractProjectArchive(
+      tarGz([
+        { path: 'src/', type: 'Directory' },
+        { path: 'src/index.ts', content: 'export {};' },
+        { path: 'src/alias.ts', type: 'SymbolicLink', linkpath: 'index.ts' },
+        { path: 'copy.ts', type: 'Link', linkpath: 'src/index.ts' },
+      ]),
+      join(target, 'project'),
+      ARCHIVE_LIMITS,
+    );
+    assert.deepEqual(summary, { entries: 4, bytes: 10 });
+    assert.equal(readFileSync(join(target, 'project', 'src', 'index.ts'), 'utf8'), 'export {};');
+    assert.equal(readlinkSync(join(target, 'project', 'src', 'alias.ts')), 'index.ts');
+    assert.ok(lstatSync(join(target, 'project', 'copy.ts')).isFile());
+  });
+
+  it('refuses "..", absolute paths, links leading outside and device files', async () => {
+    await refused(tarGz([{ path: 'ok.ts' }, { path: 'src/../../evil.ts' }]), /"src\/\.\.\/\.\.\/evil\.ts" contains "\.\."/);
+    await refused(tarGz([{ path: '/etc/cron.d/evil' }]), /"\/etc\/cron\.d\/evil" is an absolute path/);
+    await refused(tarGz([{ path: 'src/passwd', type: 'SymbolicLink', linkpath: '../../etc/passwd' }]), /link "src\/passwd" points outside the project/);
+    await refused(tarGz([{ path: 'hosts', type: 'SymbolicLink', linkpath: '/etc/hosts' }]), /points to the absolute path "\/etc\/hosts"/);
+    await refused(tarGz([{ path: 'shadow', type: 'Link', linkpath: '../shadow' }]), /points outside the project/);
+    await refused(tarGz([{ path: 'tty', type: 'CharacterDevice' }]), /"tty" is a CharacterDevice entry/);
+  });
+
+  it('refuses archives over the entry, size and compressed-size limits', async () => {
+    const three = tarGz([{ path: 'a' }, { path: 'b' }, { path: 'c' }]);
+    await refused(three, /more than 2 entries/, { ...ARCHIVE_LIMITS, maxEntries: 2 });
+    await refused(tarGz([{ path: 'big', content: 'x'.repeat(2000) }]), /more than 1000 bytes/, { ...ARCHIVE_LIMITS, maxExtractedBytes: 1000 });
+    await refused(three, /over the 10-byte limit/, { ...ARCHIVE_LIMITS, maxArchiveBytes: 10 });
+    await refused(Buffer.from('not an archive at all, just text'), /cannot be read/);
+  });
+});

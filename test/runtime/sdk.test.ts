@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RuntimeApiServer, type RuntimeReport } from '../../src/runtime/pod-agent/runtime-api-server.js';
+import { createFunctionRuntime, type FunctionRuntimeSettings } from '../../src/sdk/function-runtime.js';
+import { DuplicateFunctionNameError } from '../../src/sdk/registry.js';
+import { InvalidFunctionNameError } from '../../src/sdk/function-name.js';
+import type { FunctionContext } from '../../src/sdk/types.js';
+
+describe('SDK defineFn', () => {
+  let cwd: string;
+
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'browserfn-sdk-test-'));
+  });
+
+  afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+
+  function introspecting(): ReturnType<typeof createFunctionRuntime> {
+    return createFunctionRuntime({ phase: 'introspect', runtimeApi: 'unused:0', cwd, onFatal: (error) => assert.fail(String(error)) });
+  }
+
+  it('refuses unusable names and duplicates', () => {
+    const { defineFn } = introspecting();
+    for (const name of ['', 'x'.repeat(129), 'a/b', '..', ' padded', 42]) {
+      assert.throws(() => defineFn(name as string, async () => null), InvalidFunctionNameError, String(name));
+    }
+    defineFn('x'.repeat(128), async () => null);
+    defineFn('scrape', async () => null);
+    assert.throws(() => defineFn('scrape', async () => null), (error: unknown) => error instanceof DuplicateFunctionNameError && error.code === 'DUPLICATE_FUNCTION_NAME');
+    assert.throws(() => defineFn('options', async () => null, { sessionConfig: [] as never }), /options\.sessionConfig must be an object/);
+  });
+
+  it('writes one manifest per Function when introspecting, replacing stale ones', () => {
+    const dir = join(cwd, '.browserbase', 'functions', 'manifests');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'stale.json'), '{}');
+    const { defineFn } = introspecting();
+    defineFn('with-config', async () => null, { sessionConfig: { proxies: true }, parametersSchema: { type: 'object' } });
+    defineFn('plain', async () => null);
+    assert.deepEqual(readdirSync(dir).sort(), ['plain.json', 'with-config.json']);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'with-config.json'), 'utf8')), {
+      name: 'with-config',
+      config: { sessionConfig: { proxies: true }, parametersSchema: { type: 'object' } },
+    });
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'plain.json'), 'utf8')), { name: 'plain', config: {} });
+  });
+
+  describe('runtime phase against the pod agent runtime API', () => {
+    async function runOnce(
+      define: (defineFn: ReturnType<typeof createFunctionRuntime>['defineFn']) => void,
+      functionName: string,
+      params: Record<string, unknown> = {},
+    ): Promise<RuntimeReport> {
+      let resolveReport!: (report: RuntimeReport) => void;
+      const reported = new Promise<RuntimeReport>((resolve) => (resolveReport = resolve));
+      const api = new RuntimeApiServer(
+        {
+          firstInvocation: async () => ({
+            requestId: 'req-1',
+            deadlineMs: Date.now() + 10_000,
+            event: {
+              functionName,
+              params,
+              context: { session: { id: 'sess-1', connectUrl: 'ws://127.0.0.1:1/devtools/browser/x' }, invocation: { id: 'inv-1', region: 'us-west-2' }, secrets: { KEY: 'value' } },
+            },
+          }),
+          onPoll: () => undefined,
+          onReport: resolveReport,
+        },
+        1024 * 1024,
+      );
+      const settings: FunctionRuntimeSettings = { phase: 'runtime', runtimeApi: await api.listen(), cwd, onFatal: () => undefined };
+      define(createFunctionRuntime(settings).defineFn);
+      try {
+        return await reported;
+      } finally {
+        await api.close();
+      }
+    }
+
+    it('runs the named handler with ctx and params and posts its JSON result', async () => {
+      let seen: { ctx: FunctionContext; params: unknown } | undefined;
+      const report = await runOnce(
+        (defineFn) => {
+          defineFn('other', async () => 'wrong');
+          defineFn('target', async (ctx, params) => {
+            seen = { ctx, params };
+            return { ok: true, list: [1, 2] };
+          });
+        },
+        'target',
+        { q: 'x' },
+      );
+      assert.deepEqual(report, { kind: 'response', body: '{"ok":true,"list":[1,2]}' });
+      assert.deepEqual(seen, {
+        ctx: { session: { id: 'sess-1', connectUrl: 'ws://127.0.0.1:1/devtools/browser/x' }, secrets: { KEY: 'value' }, invocation: { id: 'inv-1', region: 'us-west-2' } },
+        params: { q: 'x' },
+      });
+    });
+
+    it('posts an empty body when the handler returns undefined', async () => {
+      assert.deepEqual(await runOnce((defineFn) => defineFn('nothing', async () => undefined), 'nothing'), { kind: 'response', body: '' });
+    });
+
+    it('posts a thrown error with one stackTrace element per stack line', async () => {
+      const report = await runOnce(
+        (defineFn) =>
+          defineFn('fails', async () => {
+            throw new RangeError('out of range');
+          }),
+        'fails',
+      );
+      assert.equal(report.kind, 'error');
+      const body = JSON.parse((report as { body: string }).body) as { errorMessage: string; errorType: string; stackTrace: string[] };
+      assert.equal(body.errorMessage, 'out of range');
+      assert.equal(body.errorType, 'RangeError');
+      assert.equal(body.stackTrace[0], 'RangeError: out of range');
+      assert.ok(body.stackTrace.length > 1 && body.stackTrace.slice(1).every((line) => line.trimStart().startsWith('at ')));
+    });
+
+    it('reports a result that cannot become JSON and an unknown function name as errors', async () => {
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      const unserializable = await runOnce((defineFn) => defineFn('circular', async () => circular), 'circular');
+      assert.match((unserializable as { body: string }).body, /"errorType":"ResultNotSerializable"/);
+      const unknown = await runOnce((defineFn) => defineFn('known', async () => 1), 'unknown');
+      assert.equal(unknown.kind, 'error');
+      assert.match((unknown as { body: string }).body, /Function \\"unknown\\" is not defined in this bundle/);
+    });
+  });
+
+  it('starts no invocation loop when introspecting', () => {
+    const { defineFn } = introspecting();
+    defineFn('quiet', async () => null);
+    assert.ok(existsSync(join(cwd, '.browserbase', 'functions', 'manifests', 'quiet.json')));
+  });
+});

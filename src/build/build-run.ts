@@ -6,6 +6,7 @@ import type { Logger } from '../config/logger.js';
 import type { AgentSettings } from '../runtime/pod-agent/agent-settings.js';
 import type { ControlPlaneClient } from '../runtime/pod-agent/control-plane-client.js';
 import { LogCollector } from '../runtime/sandbox/log-collector.js';
+import { podLayout } from '../runtime/sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 import { parseBuildInput } from './build-input.js';
@@ -64,10 +65,10 @@ export class BuildRun {
     logs.add('info', `Build ${input.buildId}: entrypoint ${input.entrypoint}`);
     const archive = await this.#controlPlane(() => this.control.getArtifact(), 'the project archive');
 
+    const layout = podLayout(podDir);
     const projectDir = join(podDir, 'project');
     const outDir = join(podDir, 'out');
-    const tmpDir = join(podDir, 'tmp');
-    for (const dir of [projectDir, outDir, tmpDir]) mkdirSync(dir, { recursive: true });
+    for (const dir of [projectDir, outDir, layout.homeDir, layout.tmpDir]) mkdirSync(dir, { recursive: true });
 
     logs.add('info', `Extracting the project archive (${archive.length} bytes)`);
     const extracted = await extractProjectArchive(archive, projectDir, ARCHIVE_LIMITS);
@@ -76,8 +77,8 @@ export class BuildRun {
 
     await installDependencies({
       projectDir,
-      homeDir: podDir,
-      tmpDir,
+      homeDir: layout.homeDir,
+      tmpDir: layout.tmpDir,
       cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
       timeoutSeconds: this.limits.installSeconds,
       agentEnv: this.agentEnv,
@@ -104,8 +105,9 @@ export class BuildRun {
     const manifests = await introspectBundle({
       bundlePath,
       workDir: outDir,
-      podDir,
-      tmpDir,
+      homeDir: layout.homeDir,
+      tmpDir: layout.tmpDir,
+      // Linked only now: while bundling, the project must not resolve packages from the runtime modules.
       runtimeModules: linkRuntimeModules(podDir, this.settings.runtimeModulesDir),
       agentEnv: this.agentEnv,
       logs,

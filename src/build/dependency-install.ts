@@ -11,7 +11,7 @@ import { waitBounded } from './deadline.js';
 
 export interface InstallOptions {
   projectDir: string;
-  /** HOME of npm (the pod directory). */
+  /** HOME of npm. */
   homeDir: string;
   tmpDir: string;
   cacheDir: string;

@@ -23,7 +23,7 @@ export interface IntrospectOptions {
   bundlePath: string;
   /** Directory holding the bundle; the process's cwd, where manifests are written. */
   workDir: string;
-  podDir: string;
+  homeDir: string;
   tmpDir: string;
   /** Runtime module paths (link and real path) the bundle may read. */
   runtimeModules: string[];
@@ -40,9 +40,10 @@ export async function introspectBundle(options: IntrospectOptions): Promise<RawM
     script: INTROSPECT_RUNNER_PATH,
     args: [options.bundlePath],
     cwd: options.workDir,
-    writableRoot: options.podDir,
+    writable: [options.workDir, options.homeDir, options.tmpDir],
+    homeDir: options.homeDir,
     tmpDir: options.tmpDir,
-    readable: [options.workDir, ...options.runtimeModules],
+    readable: [options.workDir, options.homeDir, options.tmpDir, ...options.runtimeModules],
     env: { BB_FUNCTIONS_PHASE: 'introspect' },
     agentEnv: options.agentEnv,
   });

@@ -213,8 +213,10 @@ describe('pod agent', function () {
     assert.equal(results.readEtc, 'ERR_ACCESS_DENIED');
     assert.equal(results.writeOutside, 'ERR_ACCESS_DENIED');
     assert.equal(results.spawn, 'ERR_ACCESS_DENIED');
+    assert.equal(results.writeRuntimeModules, 'ERR_ACCESS_DENIED', 'no writing through the node_modules link into shared packages');
+    assert.ok(!existsSync(join(defaultRuntimeModulesDir(), 'planted-by-user-code.txt')));
     assert.equal(results.writeHome, 'allowed');
-    assert.ok(existsSync(join(podDir, 'note.txt')));
+    assert.ok(existsSync(join(podDir, 'home', 'note.txt')));
     assert.ok(!existsSync(`${outsideFile}.written`));
     assert.deepEqual(results.envKeys, ['AWS_LAMBDA_RUNTIME_API', 'BB_FUNCTIONS_PHASE', 'HOME', 'NODE_ENV', 'PATH', 'TMPDIR', 'TZ']);
     assert.equal(results.cwd, join(podDir, 'app'));

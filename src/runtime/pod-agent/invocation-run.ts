@@ -10,6 +10,7 @@ import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provide
 import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput } from '../sandbox/output-capture.js';
 import { describeExit, type ExitStatus } from '../sandbox/process-group.js';
+import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
 import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -56,15 +57,13 @@ export class InvocationRun {
   }
 
   async execute(): Promise<InvocationReport> {
-    const appDir = join(this.settings.podDir, 'app');
-    const tmpDir = join(this.settings.podDir, 'tmp');
-    const browserDir = join(this.settings.podDir, 'browser');
-    for (const dir of [appDir, tmpDir, browserDir]) mkdirSync(dir, { recursive: true });
+    const layout = podLayout(this.settings.podDir);
+    for (const dir of [layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
 
     const input = this.control.getInput().then(parseInvocationInput);
-    const browser = input.then((value) => this.#launchBrowser(value, browserDir));
+    const browser = input.then((value) => this.#launchBrowser(value, layout.browserDir));
     const recorder = browser.then((leased) => this.#startRecorder(leased));
-    const bundle = this.control.getArtifact().then((bytes) => this.#writeBundle(bytes, appDir));
+    const bundle = this.control.getArtifact().then((bytes) => this.#writeBundle(bytes, layout.appDir));
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
     this.#failOnRejection(browser, 'could not start the browser');
@@ -85,7 +84,7 @@ export class InvocationRun {
     try {
       const runtimeApi = await api.listen();
       this.#failOnRejection(
-        bundle.then((bundlePath) => this.#startUserProcess(bundlePath, appDir, tmpDir, runtimeApi)),
+        bundle.then((bundlePath) => this.#startUserProcess(bundlePath, layout, runtimeApi)),
         'could not start the function process',
       );
     } catch (error) {
@@ -118,15 +117,16 @@ export class InvocationRun {
     return bundlePath;
   }
 
-  #startUserProcess(bundlePath: string, appDir: string, tmpDir: string, runtimeApi: string): void {
+  #startUserProcess(bundlePath: string, layout: PodLayout, runtimeApi: string): void {
     if (this.#settled) return;
     const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
     const user = startSandboxedProcess({
       script: bundlePath,
-      cwd: appDir,
-      writableRoot: this.settings.podDir,
-      tmpDir,
-      readable: [appDir, ...runtimeModules],
+      cwd: layout.appDir,
+      writable: [layout.appDir, layout.homeDir, layout.tmpDir],
+      homeDir: layout.homeDir,
+      tmpDir: layout.tmpDir,
+      readable: [layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
       env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
       agentEnv: this.agentEnv,
     });

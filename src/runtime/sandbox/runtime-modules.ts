@@ -1,7 +1,7 @@
 // Packages the runtime image provides to bundles (kept external by the build): playwright-core,
 // puppeteer-core, chrome-remote-interface. A node_modules symlink next to the bundle's directory
 // makes the bundle's bare imports resolve to them.
-import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,8 +28,18 @@ function readPackageName(manifest: string): string | undefined {
 /** Creates `<podDir>/node_modules` → runtime modules; returns the paths user code must be allowed to read. */
 export function linkRuntimeModules(podDir: string, runtimeModulesDir: string): string[] {
   const link = join(podDir, 'node_modules');
+  // A pod directory reused after an agent restart already has the link.
+  if (isSymlink(link)) unlinkSync(link);
   symlinkSync(runtimeModulesDir, link, 'dir');
   return [link, realpathSync(runtimeModulesDir)];
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a package (bare name, possibly scoped) is available from the runtime modules. */

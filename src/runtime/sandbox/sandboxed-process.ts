@@ -17,8 +17,13 @@ export interface SandboxOptions {
   script: string;
   args?: string[];
   cwd: string;
-  /** The only tree the process may write to (the pod directory); also HOME. */
-  writableRoot: string;
+  /**
+   * The only trees the process may write to, all inside the pod directory. Never the pod directory
+   * itself: Node checks the path as written, so a write through the pod's node_modules symlink
+   * would land in the shared runtime modules.
+   */
+  writable: string[];
+  homeDir: string;
   tmpDir: string;
   /** Trees the process may read besides its script and the console preload. */
   readable: string[];
@@ -38,10 +43,10 @@ export interface SandboxedProcess {
   kill(): Promise<void>;
 }
 
-export function sandboxEnvironment(options: Pick<SandboxOptions, 'writableRoot' | 'tmpDir' | 'env' | 'agentEnv'>): Record<string, string> {
+export function sandboxEnvironment(options: Pick<SandboxOptions, 'homeDir' | 'tmpDir' | 'env' | 'agentEnv'>): Record<string, string> {
   return {
     PATH: options.agentEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: options.writableRoot,
+    HOME: options.homeDir,
     TMPDIR: options.tmpDir,
     TZ: options.agentEnv.TZ ?? 'UTC',
     NODE_ENV: 'production',
@@ -57,7 +62,7 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
       CHANNEL_SUPPORT_PATH,
       ...LIBRARY_PROBE_PATHS,
     ],
-    write: withRealPaths([options.writableRoot]),
+    write: withRealPaths(options.writable),
   });
   const child = spawn(
     process.execPath,

@@ -4,7 +4,7 @@ import type { ClusterPort } from '../cluster/port.js';
 import { HttpError } from '../api/http-error.js';
 import type { FunctionObject } from '../schemas/resources.js';
 
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const UUID = new RegExp(UUID_PATTERN);
 
 export function assertUuid(value: string, what: string): void {

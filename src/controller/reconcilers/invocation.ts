@@ -18,6 +18,7 @@ import { setCondition } from '../conditions.js';
 
 /** A pod lost to a node restart before it reported is started again this many times in all. */
 export const MAX_ATTEMPTS = 2;
+const QUEUE_RECHECK_MS = 2000;
 
 export interface InvocationReconcilerDeps {
   cluster: ClusterPort;
@@ -34,6 +35,8 @@ export interface InvocationReconcilerDeps {
 export class InvocationReconciler implements Reconciler {
   /** Invocations admitted by this process whose pods the cache may not show yet. */
   private readonly admitted = new Set<string>();
+  /** Invocations this process just finished, which the cache may still show as running. */
+  private readonly finished = new Set<string>();
 
   constructor(private readonly deps: InvocationReconcilerDeps) {}
 
@@ -92,16 +95,24 @@ export class InvocationReconciler implements Reconciler {
   private async admit(inv: InvocationObject): Promise<Result | void> {
     const key = `${inv.metadata.namespace}/${inv.metadata.name}`;
     if (!this.admitted.has(key)) {
-      const running = this.deps.invocations.list((i) => !isTerminal(i) && !!i.status?.podName);
+      for (const done of this.finished) {
+        const [ns, n] = done.split('/');
+        const cached = this.deps.invocations.get(ns, n);
+        if (!cached || isTerminal(cached)) this.finished.delete(done);
+      }
+      const running = this.deps.invocations.list(
+        (i) => !isTerminal(i) && !!i.status?.podName && !this.finished.has(`${i.metadata.namespace}/${i.metadata.name}`),
+      );
       const busy = new Set([...running.map((i) => `${i.metadata.namespace}/${i.metadata.name}`), ...this.admitted]).size;
       const free = this.deps.maxConcurrentInvocations - busy;
-      if (free <= 0) return;
+      // A slot freed elsewhere requeues this one; the delay is a safety net for missed signals.
+      if (free <= 0) return { requeueAfterMs: QUEUE_RECHECK_MS };
       const waiting = this.deps.invocations
         .list((i) => !isTerminal(i) && !i.status?.podName && !this.admitted.has(`${i.metadata.namespace}/${i.metadata.name}`))
         .sort((a, b) => queuedAt(a).localeCompare(queuedAt(b)) || a.metadata.name.localeCompare(b.metadata.name));
       const position = waiting.findIndex((i) => i.metadata.uid === inv.metadata.uid);
       // Not yet in the cache counts as newest; older ones go first.
-      if (position >= free || (position < 0 && waiting.length >= free)) return;
+      if (position >= free || (position < 0 && waiting.length >= free)) return { requeueAfterMs: QUEUE_RECHECK_MS };
       this.admitted.add(key);
     }
     const attempt = (inv.status?.attempts ?? 0) + 1;
@@ -150,6 +161,7 @@ export class InvocationReconciler implements Reconciler {
     this.deps.metrics.invocations.labels(phase).inc();
     const created = Date.parse(inv.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? inv.metadata.creationTimestamp ?? nowIso());
     this.deps.metrics.invocationDuration.observe(Math.max(0, Date.now() - created) / 1000);
+    this.finished.add(`${inv.metadata.namespace}/${inv.metadata.name}`);
     this.release(`${inv.metadata.namespace}/${inv.metadata.name}`, true);
     await this.deletePod(inv);
   }

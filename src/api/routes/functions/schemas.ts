@@ -1,10 +1,8 @@
 // Path and query schemas shared by the Functions routes.
-import { UUID_PATTERN } from '../../../functions/lookup.js';
-
 export const idParams = (name: string, what: string) => ({
   type: 'object',
   required: [name],
-  properties: { [name]: { type: 'string', pattern: UUID_PATTERN, description: `${what} (UUID)` } },
+  properties: { [name]: { type: 'string', format: 'uuid', description: `${what} (UUID)` } },
 });
 
 export const pageQuery = {

@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { loadSettings } from '../../config/settings.js';
-import { createLogger } from '../../config/logger.js';
-import { startStandalone } from '../../server/standalone.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -11,6 +8,10 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'address to bind (env BROWSERFN_HOST)')
     .option('--data-dir <dir>', 'where the store and pod folders live (env BROWSERFN_DATA_DIR)')
     .action(async (opts: { port?: number; host?: string; dataDir?: string }) => {
+      // Loaded here, not at the top: the pod agents share this entry point and must start fast.
+      const { loadSettings } = await import('../../config/settings.js');
+      const { createLogger } = await import('../../config/logger.js');
+      const { startStandalone } = await import('../../server/standalone.js');
       const settings = loadSettings({ port: opts.port, host: opts.host, dataDir: opts.dataDir });
       const log = createLogger();
       const service = await startStandalone(settings, log);

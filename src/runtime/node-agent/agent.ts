@@ -96,8 +96,10 @@ export class NodeAgent {
     const child = spawn(file, args, { env, cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const output: string[] = [];
     const keep = (chunk: Buffer) => {
-      output.push(chunk.toString());
+      const text = chunk.toString();
+      output.push(text);
       if (output.length > 50) output.shift();
+      this.options.log.debug({ pod: key, output: text.trimEnd() }, 'pod output');
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);

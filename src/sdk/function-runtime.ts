@@ -21,7 +21,8 @@ export interface FunctionRuntimeSettings {
 }
 
 export interface FunctionRuntime {
-  defineFn: <Params = unknown>(name: string, handler: FunctionHandler<Params>, options?: FunctionOptions) => void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  defineFn: <Params = Record<string, any>>(name: string, handler: FunctionHandler<Params>, options?: FunctionOptions) => void;
   registry: FunctionRegistry;
 }
 
@@ -44,7 +45,8 @@ export function createFunctionRuntime(settings: FunctionRuntimeSettings): Functi
   const registry = new FunctionRegistry();
   let serving = false;
 
-  function defineFn<Params = unknown>(name: string, handler: FunctionHandler<Params>, options: FunctionOptions = {}): void {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  function defineFn<Params = Record<string, any>>(name: string, handler: FunctionHandler<Params>, options: FunctionOptions = {}): void {
     assertFunctionName(name);
     if (typeof handler !== 'function') throw new TypeError(`defineFn("${name}"): the handler must be a function`);
     assertOptions(name, options);

@@ -21,7 +21,6 @@ export class TestControlPlane {
   readonly requests: ReceivedRequest[] = [];
   readonly #pods = new Map<string, PodScript>();
   readonly #reports = new Map<string, unknown[]>();
-  readonly #reportWaiters = new Map<string, ((report: unknown) => void)[]>();
 
   private constructor(
     private readonly server: Server,

@@ -74,6 +74,7 @@ export class BuildRun {
     const extracted = await extractProjectArchive(archive, projectDir, ARCHIVE_LIMITS);
     logs.add('info', `Extracted ${extracted.entries} entries (${extracted.bytes} bytes)`);
     const entryPath = resolveEntrypoint(projectDir, input.entrypoint);
+    signal.throwIfAborted();
 
     await installDependencies({
       projectDir,
@@ -86,6 +87,7 @@ export class BuildRun {
       signal,
     });
 
+    signal.throwIfAborted();
     logs.add('info', `Bundling ${input.entrypoint} with esbuild`);
     const bundlePath = join(outDir, 'bundle.mjs');
     const bundle = await bundleEntry({ entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir });
@@ -101,6 +103,7 @@ export class BuildRun {
       );
     }
 
+    signal.throwIfAborted();
     logs.add('info', 'Discovering Functions (importing the bundle with BB_FUNCTIONS_PHASE=introspect)');
     const manifests = await introspectBundle({
       bundlePath,

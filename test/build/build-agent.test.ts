@@ -6,7 +6,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { Header } from 'tar';
 import type { BuildReport } from '../../src/build/build-report.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
-import { BUILD_AGENT_MAIN, fixtureProject, POD_AGENT_MAIN, runAgent } from '../runtime/support/agent-process.js';
+import { BUILD_AGENT_MAIN, fixtureProject, POD_AGENT_MAIN, runAgent, startAgent } from '../runtime/support/agent-process.js';
 import { TestControlPlane } from '../runtime/support/test-control-plane.js';
 import { archiveProject } from './project-archive.js';
 
@@ -28,11 +28,16 @@ describe('build agent', function () {
     rmSync(workRoot, { recursive: true, force: true });
   });
 
-  async function buildArchive(archive: Buffer, entrypoint: string): Promise<BuildReport> {
+  function buildPod(archive: Buffer, entrypoint: string): string {
     podCounter += 1;
     const pod = `build-${podCounter}`;
     plane.addPod(NAMESPACE, pod, { input: { kind: 'build', buildId: `b-${podCounter}`, entrypoint }, artifact: archive });
-    const { exitCode } = await runAgent({ main: BUILD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod) });
+    return pod;
+  }
+
+  async function buildArchive(archive: Buffer, entrypoint: string, env: Record<string, string> = {}): Promise<BuildReport> {
+    const pod = buildPod(archive, entrypoint);
+    const { exitCode } = await runAgent({ main: BUILD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod), env });
     assert.equal(exitCode, 0);
     const reports = plane.reportsOf(NAMESPACE, pod) as BuildReport[];
     assert.equal(reports.length, 1);
@@ -139,6 +144,22 @@ describe('build agent', function () {
   it('fails with BUNDLE_FAILED when the code imports a browser package the runtime does not provide', async () => {
     const dir = scratchProject({ 'index.mts': "import { chromium } from 'playwright';\nimport { defineFn } from 'browserfn';\ndefineFn('x', async () => chromium.name());\n" });
     assertFailed(await buildProject(dir), 'BUNDLE_FAILED', /imports "playwright", which the Function runtime does not provide.*playwright-core/);
+  });
+
+  it('stops an entry that never finishes importing: TIMED_OUT at the introspection limit, "terminated" on SIGTERM', async () => {
+    const hanging = await archiveProject(
+      scratchProject({ 'index.mts': "import { defineFn } from 'browserfn';\ndefineFn('late', async () => 1);\nawait new Promise(() => setInterval(() => undefined, 1000));\n" }),
+    );
+    const timedOut = await buildArchive(hanging, 'index.mts', { BROWSERFN_INTROSPECT_TIMEOUT_SECONDS: '1' });
+    assertFailed(timedOut, 'TIMED_OUT', /did not finish within 1 seconds/);
+
+    const pod = buildPod(hanging, 'index.mts');
+    const agent = startAgent({ main: BUILD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod) });
+    await plane.requested(`/internal/v1/pods/${NAMESPACE}/${pod}/artifact`);
+    agent.child.kill('SIGTERM');
+    assert.equal(await agent.exited, 0);
+    const [report] = plane.reportsOf(NAMESPACE, pod) as BuildReport[];
+    assertFailed(report, 'INTERNAL_ERROR', /^terminated$/);
   });
 
   it('refuses an archive with an entry escaping the project', async () => {

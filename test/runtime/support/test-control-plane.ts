@@ -21,6 +21,7 @@ export class TestControlPlane {
   readonly requests: ReceivedRequest[] = [];
   readonly #pods = new Map<string, PodScript>();
   readonly #reports = new Map<string, unknown[]>();
+  readonly #requestWaiters: { path: string; resolve: () => void }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -48,6 +49,12 @@ export class TestControlPlane {
     return this.#reports.get(`${namespace}/${name}`) ?? [];
   }
 
+  /** Resolves once a request for `path` has been received. */
+  requested(path: string): Promise<void> {
+    if (this.requests.some((request) => request.path === path)) return Promise.resolve();
+    return new Promise((resolve) => this.#requestWaiters.push({ path, resolve }));
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
@@ -56,6 +63,7 @@ export class TestControlPlane {
   #handle(request: IncomingMessage, response: ServerResponse): void {
     const path = request.url ?? '';
     this.requests.push({ method: request.method ?? '', path, authorization: request.headers.authorization });
+    for (const waiter of this.#requestWaiters.filter((w) => w.path === path)) waiter.resolve();
     const match = /^\/internal\/v1\/pods\/([^/]+)\/([^/]+)\/(input|artifact|report)$/.exec(path);
     if (!match) return end(response, 404, 'no such route');
     if (request.headers.authorization !== `Bearer ${this.token}`) return end(response, 401, 'bad token');

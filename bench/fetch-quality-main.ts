@@ -1,6 +1,8 @@
 // Iteration script for the extractors: scores the quality sets and lists the weakest pages.
-// node dist/bench/fetch-quality-main.js [markdown|readability|json] [--worst N] [--only ID,ID] [--type T] [--show ID]
+// node dist/bench/fetch-quality-main.js [markdown|readability|json] [--worst N] [--only ID,ID] [--type T] [--show ID] [--tuning JSON]
 import { convertDocument } from '../src/fetch/convert/convert-document.js';
+import { htmlToMarkdown } from '../src/fetch/convert/html-to-markdown.js';
+import { DEFAULT_TUNING } from '../src/fetch/convert/main-content.js';
 import { readabilityMarkdown } from './fetch-baseline.js';
 import {
   PRODUCT_SCHEMA,
@@ -41,13 +43,14 @@ if (mode === 'json') {
   const only = option('--only')?.split(',');
   const type = option('--type');
   const pages = loadWcxbPages(dataDir).filter((p) => (!only || only.includes(p.id)) && (!type || p.pageType === type));
+  const tuning = { ...DEFAULT_TUNING, ...(JSON.parse(option('--tuning') ?? '{}') as object) };
   const scores: PageScore[] = [];
   const started = performance.now();
   for (const page of pages) {
     const markdown =
       mode === 'readability'
         ? readabilityMarkdown(page.html, page.url)
-        : (convertDocument({ format: 'markdown', body: page.html, contentType: 'text/html', url: page.url }).content as string);
+        : htmlToMarkdown(page.html, page.url, tuning);
     if (option('--show') === page.id) console.log(markdown);
     scores.push({ id: page.id, pageType: page.pageType, ...wordF1(markdownToPlainText(markdown), page.truth) });
   }

@@ -21,11 +21,11 @@ const CHROME_ANYWHERE = new Set([
   'subscribe', 'signup', 'signin', 'login', 'popup', 'toolbar', 'utility', 'byline', 'related', 'recommended',
   'recommendations', 'promo', 'skip', 'skiplink', 'searchbar', 'alert', 'notification', 'feedback', 'breadcrumb',
   'breadcrumbs', 'crumbs', 'pagination', 'pager', 'outbrain', 'taboola', 'sponsored', 'advertisement', 'adslot',
-  'sharebar', 'announcement', 'minicart', 'wishlist', 'helpbar',
+  'sharebar', 'announcement', 'minicart', 'wishlist', 'helpbar', 'review', 'reviews', 'comments', 'commentlist', 'respond', 'disqus',
 ]);
 const CHROME_FIRST = new Set(['social', 'cart']);
 const CHROME_LAST = new Set(['share', 'sharing', 'modal', 'newsletter', 'country', 'switcher']);
-const CHROME_EXACT = new Set(['sidebar', 'widget', 'ad', 'ads', 'advert', 'share', 'modal', 'newsletter', 'social', 'cart', 'sponsor']);
+const CHROME_EXACT = new Set(['sidebar', 'ad', 'ads', 'advert', 'share', 'modal', 'newsletter', 'social', 'cart', 'sponsor']);
 
 /** Words that mark content; a name holding one of these is never read as chrome. */
 const CONTENT_WORDS = new Set([
@@ -40,7 +40,7 @@ export function nameTokens(el: Element): string[] {
 }
 
 /** Words of a class or id name: `site-header__nav`, `siteHeaderNav` → site, header, nav. */
-function nameParts(token: string): string[] {
+export function nameParts(token: string): string[] {
   return token
     .split(/[-_:]+|(?<=[a-z])(?=[A-Z])/)
     .filter((p) => p !== '')

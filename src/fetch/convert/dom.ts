@@ -7,7 +7,9 @@ import type { AnyNode, Document, Element, Text } from 'domhandler';
 export type { AnyNode, Document, Element, Text };
 
 export function parseHtml(html: string): Document {
-  const $ = load(html, { xml: { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true } });
+  // Outside SVG and MathML, browsers read "<![CDATA[" as a comment that ends at the next ">";
+  // htmlparser2 would swallow everything up to "]]>".
+  const $ = load(html.replace(/<!\[CDATA\[[^>]*>/g, ''), { xml: { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true } });
   return $.root()[0] as Document;
 }
 

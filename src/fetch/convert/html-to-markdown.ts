@@ -1,6 +1,6 @@
 // A page's main content as markdown.
 import { parseHtml } from './dom.js';
-import { extractMainContent, DEFAULT_TUNING, type Tuning } from './main-content.js';
+import { cleanPage, extractMainContent, DEFAULT_TUNING, type Tuning } from './main-content.js';
 import { MarkdownWriter } from './markdown-writer.js';
 import { documentBase } from './urls.js';
 
@@ -11,6 +11,5 @@ export function htmlToMarkdown(html: string, url: string | undefined, tuning: Tu
   const markdown = writer.write(main.roots);
   if (markdown || main.wholePage) return markdown;
   // The chosen content had no text (an image gallery, say): the whole body says more.
-  const again = parseHtml(html);
-  return writer.write([extractMainContent(again, { ...tuning, descentShare: 2 }).roots[0]]);
+  return writer.write([cleanPage(parseHtml(html), tuning)]);
 }

@@ -1,32 +1,45 @@
 // Finds the main content of a page:
-//  1. drop what is never content (scripts, hidden elements, form controls),
-//  2. drop page chrome (navigation, headers, footers, sidebars, banners) unless it holds most of the text,
-//  3. weigh every text block by its length and how little of it is link text,
-//  4. descend from <body> while one child still holds most of the weight: that element is the content,
-//  5. inside it, drop link-dense blocks that are a small part of it (related links, tag lists, share bars).
-// When no block weighs anything (a page of links, or almost empty) the cleaned body is the content.
-import { bodyOf, elementsPostOrder, isElement, isText, walk, removeNodes, type AnyNode, type Document, type Element } from './dom.js';
+//  1. drop what is never content (scripts, form controls, short <noscript> notices),
+//  2. drop hidden elements and page chrome (navigation, headers, footers, banners, dialogs),
+//     unless they hold a big share of the text (anti-flicker wrappers, "has-sidebar" layouts),
+//  3. give every text block a probability of being content (content-model.ts),
+//  4. pick the element whose text maximises the expected word-level F1 against that estimate,
+//  5. inside it, drop link clusters that are a small part of it (related links, tag lists).
+// When nothing reads like content (a page of links, or almost empty) the cleaned body is returned.
+import { bodyOf, childrenOf, elementsPostOrder, isElement, walk, removeNodes, type AnyNode, type Document, type Element } from './dom.js';
 import { chromeKind, isHidden, isJunk, isMainLandmark } from './boilerplate.js';
+import { collectTextBlocks } from './text-blocks.js';
 import { isBlockTag } from './markdown-writer.js';
+import { BLOCK_WEIGHTS, contentProbability } from './content-model.js';
 
 export interface Tuning {
-  /** A child keeps the descent going while it holds this share of the content weight. */
-  descentShare: number;
   /** Chrome elements holding more than this share of the page's text are kept (they wrap content). */
   chromeGuardShare: number;
-  /** Link density above which a block is navigation. */
+  /** Link density above which a cluster of links inside the content is navigation. */
   linkDensityCutoff: number;
+  /** Whether link clusters inside the content are dropped. */
+  pruneLinkClusters: boolean;
+  /** Weights of the block model (content-model.ts). */
+  blockWeights: readonly number[];
+  /** F-beta the container choice maximises: below 1 favours precision. */
+  beta: number;
+  /** Exponent on the block probability. */
+  sharpness: number;
+  /** Inside the content, the direct text of blocks less likely than this to be content is dropped. */
+  blockCutoff: number;
 }
 
-export const DEFAULT_TUNING: Tuning = { descentShare: 0.8, chromeGuardShare: 0.4, linkDensityCutoff: 0.6 };
+export const DEFAULT_TUNING: Tuning = { chromeGuardShare: 0.4, linkDensityCutoff: 0.6, pruneLinkClusters: false, blockWeights: BLOCK_WEIGHTS, beta: 0.5, sharpness: 1, blockCutoff: 0 };
 
-interface Stats {
+export interface Stats {
   /** Non-space characters of text. */
   chars: number;
   /** Of which inside links. */
   linkChars: number;
-  /** Content weight: text of blocks that read like prose rather than navigation. */
+  /** Expected content characters: Σ P(content) · chars over the blocks inside. */
   weight: number;
+  /** Links (<a> elements). */
+  links: number;
 }
 
 export interface MainContent {
@@ -35,31 +48,35 @@ export interface MainContent {
   wholePage: boolean;
 }
 
-export function extractMainContent(doc: Document, tuning: Tuning = DEFAULT_TUNING): MainContent {
+/** Steps 1 and 2: the body without what is never content and without page chrome. */
+export function cleanPage(doc: Document, tuning: Tuning = DEFAULT_TUNING): Element | Document {
   const body = bodyOf(doc);
   removeNever(body);
-  let stats = measure(body, tuning);
-  removeHiddenAndChrome(body, stats, tuning);
-  stats = measure(body, tuning);
+  removeHiddenAndChrome(body, measure(body, tuning), tuning);
+  return body;
+}
+
+export function extractMainContent(doc: Document, tuning: Tuning = DEFAULT_TUNING): MainContent {
+  const body = cleanPage(doc, tuning);
+  const stats = measure(body, tuning);
   const total = stats.get(body)?.weight ?? 0;
-  if (total < 60) return { roots: [body], wholePage: true };
+  if (total < 40) return { roots: [body], wholePage: true };
 
   let container: Element | Document = body;
-  for (;;) {
-    let best: Element | undefined;
-    let bestWeight = -1;
-    for (const child of container.children) {
-      if (!isElement(child)) continue;
-      const w = stats.get(child)?.weight ?? 0;
-      if (w > bestWeight) {
-        best = child;
-        bestWeight = w;
-      }
+  let bestScore = -1;
+  walk(body, (node) => {
+    if (node !== body && !isElement(node)) return false;
+    const s = stats.get(node);
+    if (!s || s.weight === 0) return false;
+    const b2 = tuning.beta * tuning.beta;
+    const score = ((1 + b2) * s.weight) / (s.chars + b2 * total);
+    if (score > bestScore) {
+      bestScore = score;
+      container = node as Element | Document;
     }
-    if (!best || bestWeight < tuning.descentShare * total) break;
-    container = best;
-  }
-  pruneLinkClusters(container, stats, tuning);
+  });
+  if (tuning.pruneLinkClusters) pruneLinkClusters(container, stats, tuning);
+  if (tuning.blockCutoff > 0) dropUnlikelyText(container, tuning);
   return { roots: [container], wholePage: container === body };
 }
 
@@ -78,10 +95,6 @@ function removeNever(root: Element | Document): void {
   removeNodes(doomed);
 }
 
-/**
- * Hidden elements and chrome go, unless they hold a big share of the text: anti-flicker
- * wrappers hide the whole page until scripts run, and layout wrappers get names like "has-sidebar".
- */
 function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Stats>, tuning: Tuning): void {
   const totalChars = stats.get(root)?.chars ?? 0;
   const doomed: AnyNode[] = [];
@@ -98,10 +111,22 @@ function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Sta
     const kind = chromeKind(node);
     if (!kind || big) return;
     if (containsLandmark(node)) return;
+    // Cards of a listing share one class name; together they are the content, not chrome.
+    if (kind === 'name' && siblingGroupChars(node, stats) > tuning.chromeGuardShare * totalChars) return;
     doomed.push(node);
     return false;
   });
   removeNodes(doomed);
+}
+
+function siblingGroupChars(el: Element, stats: Map<AnyNode, Stats>): number {
+  const signature = el.attribs.class;
+  if (!signature || !el.parent) return 0;
+  let sum = 0;
+  for (const sibling of childrenOf(el.parent)) {
+    if (isElement(sibling) && sibling.name === el.name && sibling.attribs.class === signature) sum += stats.get(sibling)?.chars ?? 0;
+  }
+  return sum;
 }
 
 function containsLandmark(el: Element): boolean {
@@ -113,7 +138,7 @@ function containsLandmark(el: Element): boolean {
   return found;
 }
 
-/** Inside the content, link-dense blocks that are a small part of it are navigation. */
+/** Inside the content, clusters of links that are a small part of it are navigation. */
 function pruneLinkClusters(container: Element | Document, stats: Map<AnyNode, Stats>, tuning: Tuning): void {
   const totalChars = stats.get(container)?.chars ?? 0;
   const doomed: AnyNode[] = [];
@@ -122,7 +147,8 @@ function pruneLinkClusters(container: Element | Document, stats: Map<AnyNode, St
     const s = stats.get(node);
     if (!s || s.chars === 0) return;
     const density = s.linkChars / s.chars;
-    if (density <= tuning.linkDensityCutoff) return;
+    // One link (a card's title) is not a cluster.
+    if (density <= tuning.linkDensityCutoff || s.links < 2) return;
     // A link-dense block that is a big part of the content is a listing: keep it whole.
     if (s.chars > 0.25 * totalChars) return false;
     doomed.push(node);
@@ -131,50 +157,57 @@ function pruneLinkClusters(container: Element | Document, stats: Map<AnyNode, St
   removeNodes(doomed);
 }
 
-/** Characters, link characters and content weight of every element, bottom-up. */
-function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, Stats> {
-  const stats = new Map<AnyNode, Stats>();
-  // Each text node belongs to its nearest block-level ancestor: that block is one unit of text.
-  const blockChars = new Map<AnyNode, { chars: number; linkChars: number }>();
-  const stack: { node: AnyNode; block: AnyNode; inLink: boolean }[] = [{ node: root, block: root, inLink: false }];
-  while (stack.length > 0) {
-    const { node, block, inLink } = stack.pop()!;
-    if (isText(node)) {
-      const chars = node.data.replace(/\s+/g, '').length;
-      if (chars === 0) continue;
-      let b = blockChars.get(block);
-      if (!b) blockChars.set(block, (b = { chars: 0, linkChars: 0 }));
-      b.chars += chars;
-      if (inLink) b.linkChars += chars;
-      continue;
+/**
+ * Inside the content, the text of blocks that are unlikely content goes (bylines, vote counts,
+ * "Reply" buttons, signatures); nested blocks stay.
+ */
+function dropUnlikelyText(container: Element | Document, tuning: Tuning): void {
+  const blocks = collectTextBlocks(container);
+  const page = { hasLandmark: blocks.some((b) => b.inLandmark) };
+  const doomed: AnyNode[] = [];
+  for (const block of blocks) {
+    if (block.owner === container) continue;
+    if (contentProbability(block, page, tuning.blockWeights) >= tuning.blockCutoff) continue;
+    for (const child of childrenOf(block.owner)) {
+      if (!isElement(child) || !isBlockTag(child.name)) doomed.push(child);
     }
-    if (!isElement(node) && node !== root) continue;
-    const el = node as Element;
-    const ownBlock = node === root || isBlockTag(el.name) ? node : block;
-    const link = inLink || (isElement(node) && node.name === 'a');
-    const children = 'children' in node ? (node.children as AnyNode[]) : [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], block: ownBlock, inLink: link });
+  }
+  removeNodes(doomed);
+}
+
+/** Characters, link characters, links and content weight of every element, bottom-up. */
+export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, Stats> {
+  const stats = new Map<AnyNode, Stats>();
+  const blocks = collectTextBlocks(root);
+  const page = { hasLandmark: blocks.some((b) => b.inLandmark) };
+  const own = new Map<AnyNode, Stats>();
+  for (const block of blocks) {
+    own.set(block.owner, {
+      chars: block.chars,
+      linkChars: block.linkChars,
+      weight: block.chars * contentProbability(block, page, tuning.blockWeights) ** tuning.sharpness,
+      links: 0,
+    });
   }
   const order: AnyNode[] = elementsPostOrder(root);
   if (!isElement(root)) order.push(root);
   for (const el of order) {
-    const own = blockChars.get(el);
-    const s: Stats = { chars: own?.chars ?? 0, linkChars: own?.linkChars ?? 0, weight: own ? blockWeight(own.chars, own.linkChars, tuning) : 0 };
-    for (const child of 'children' in el ? (el.children as AnyNode[]) : []) {
+    const base = own.get(el);
+    const s: Stats = {
+      chars: base?.chars ?? 0,
+      linkChars: base?.linkChars ?? 0,
+      weight: base?.weight ?? 0,
+      links: isElement(el) && el.name === 'a' ? 1 : 0,
+    };
+    for (const child of childrenOf(el)) {
       const c = stats.get(child);
       if (!c) continue;
       s.chars += c.chars;
       s.linkChars += c.linkChars;
       s.weight += c.weight;
+      s.links += c.links;
     }
     stats.set(el, s);
   }
   return stats;
-}
-
-function blockWeight(chars: number, linkChars: number, tuning: Tuning): number {
-  if (chars < 20) return 0;
-  const density = linkChars / chars;
-  if (density > tuning.linkDensityCutoff) return 0;
-  return chars * (1 - density);
 }

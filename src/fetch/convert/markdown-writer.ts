@@ -186,6 +186,7 @@ export interface MarkdownOptions {
 export class MarkdownWriter {
   private seen = new SeenBlocks();
   private seenImages = new Set<string>();
+  private visibleTexts = new Set<string>();
 
   constructor(private readonly options: MarkdownOptions) {}
 
@@ -193,6 +194,7 @@ export class MarkdownWriter {
   write(roots: AnyNode[]): string {
     this.seen = new SeenBlocks();
     this.seenImages = new Set();
+    this.visibleTexts = visibleTexts(roots);
     const sink = new BlockSink(this.seen);
     for (const root of roots) this.node(root, sink, { depth: 0, listLevel: 0, inLink: false });
     return sink.join().replace(/\n{3,}/g, '\n\n').trim();
@@ -319,10 +321,11 @@ export class MarkdownWriter {
     const src = absoluteImage(imageSource(img), this.options.base);
     if (!src || this.seenImages.has(src)) return '';
     this.seenImages.add(src);
-    const { width, height } = img.attribs;
-    if (width === '1' || height === '1') return '';
-    const alt = (img.attribs.alt ?? '').replace(/\s+/g, ' ').trim().replace(/[[\]\\]/g, '\\$&');
-    return `![${alt}](${linkTarget(src)})`;
+    if (isIcon(img)) return '';
+    let alt = (img.attribs.alt ?? '').replace(/\s+/g, ' ').trim();
+    // A card's thumbnail usually repeats the card's title as its alt text: say it once.
+    if (this.visibleTexts.has(alt.toLowerCase())) alt = '';
+    return `![${alt.replace(/[[\]\\]/g, '\\$&')}](${linkTarget(src)})`;
   }
 
   private link(a: Element, sink: BlockSink, ctx: Context): void {
@@ -428,6 +431,31 @@ export class MarkdownWriter {
     lines.splice(1, 0, `| ${Array.from({ length: width }, () => '---').join(' | ')} |`);
     sink.block(lines.join('\n'));
   }
+}
+
+/** Tracking pixels and interface icons: explicitly tiny. */
+function isIcon(img: Element): boolean {
+  const size = (raw: string | undefined): number => (raw && /^\d+(?:px)?$/.test(raw.trim()) ? Number.parseInt(raw, 10) : Number.NaN);
+  const width = size(img.attribs.width);
+  const height = size(img.attribs.height);
+  return width < 32 || height < 32;
+}
+
+/** Lower-cased texts of the text nodes and links under the roots. */
+function visibleTexts(roots: AnyNode[]): Set<string> {
+  const texts = new Set<string>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (isText(node)) {
+      const text = node.data.replace(/\s+/g, ' ').trim().toLowerCase();
+      if (text) texts.add(text);
+    } else if ('children' in node) {
+      if (isElement(node) && (node.name === 'a' || /^h[1-6]$/.test(node.name))) texts.add(textOf(node).toLowerCase());
+      for (const child of node.children as AnyNode[]) stack.push(child);
+    }
+  }
+  return texts;
 }
 
 function clampSpan(raw: string | undefined): number {

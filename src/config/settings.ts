@@ -22,6 +22,8 @@ export interface Settings {
   /** Builds running at once. */
   maxConcurrentBuilds: number;
   chromiumPath: string;
+  /** npm's cache for dependency installs in build pods (shared between builds). */
+  npmCacheDir: string;
   /** The URL pods use to report to the control plane (defaults to the façade's own address). */
   controlUrl?: string;
   /** Secret used to sign per-pod report tokens; generated once and kept in the data dir. */
@@ -54,6 +56,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     maxConcurrentInvocations: intFrom(env.BROWSERFN_MAX_CONCURRENT_INVOCATIONS, 'BROWSERFN_MAX_CONCURRENT_INVOCATIONS', 4, 1, 1000),
     maxConcurrentBuilds: intFrom(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium',
+    npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),
     controlUrl: env.BROWSERFN_CONTROL_URL,
     podTokenSecret: readOrCreateSecret(join(dataDir, 'pod-token.secret')),
   };

@@ -48,7 +48,7 @@ export async function startStandalone(settings: Settings, log: Logger = createLo
       nodeName: LOCAL_NODE_NAME,
       workDir: join(settings.dataDir, 'pods'),
       log,
-      baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath, BROWSERFN_NPM_CACHE: join(settings.dataDir, 'npm-cache') },
+      baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath, BROWSERFN_NPM_CACHE: settings.npmCacheDir },
     });
     await nodeAgent.start();
     manager = createControllerManager({

@@ -20,7 +20,8 @@ export interface TestService {
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-test-'));
   const apiKey = 'test-key-' + Math.random().toString(36).slice(2);
-  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, ...env };
+  // One npm cache for every test service, so dependency installs in builds hit the registry once.
+  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), ...env };
   const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
   let service = await boot();
   const handle: TestService = {

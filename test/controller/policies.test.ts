@@ -60,5 +60,13 @@ describe('controller policies', () => {
     assert.ok(verifyPodToken('secret', 'proj', 'abc-a1', token));
     assert.ok(!verifyPodToken('secret', 'proj', 'abc-a2', token));
     assert.deepEqual(pod.spec.containers[0].securityContext?.capabilities, { drop: ['ALL'] });
+    assert.equal(pod.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_VIEWPORT'), undefined);
+
+    const sized = browserPod({ ...inv, spec: { ...inv.spec, sessionConfig: { browserSettings: { viewport: { width: 1024, height: 768 } } } } }, 2, {
+      controlUrl: 'http://cp',
+      podTokenSecret: 'secret',
+      image: 'img',
+    });
+    assert.equal(sized.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_VIEWPORT')?.value, '1024x768', 'Chromium can start before the input arrives');
   });
 });

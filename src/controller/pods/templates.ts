@@ -2,7 +2,7 @@
 // agent (which starts Chromium or the build); user code only ever runs inside these pods.
 import { ownerReferenceTo } from '../../cluster/objects.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
-import type { Container, PodObject } from '../../schemas/pod.js';
+import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
 import { podToken } from '../../runtime/pod-token.js';
 
 export interface PodTemplateSettings {
@@ -22,7 +22,9 @@ export const buildPodName = (build: BuildObject): string => `${build.metadata.na
 
 export function browserPod(inv: InvocationObject, attempt: number, settings: PodTemplateSettings): PodObject {
   const name = browserPodName(inv, attempt);
-  return podFor(inv, name, 'pod-agent', Roles.browserPod, inv.spec.timeoutSeconds + POD_GRACE_SECONDS, settings, {
+  const viewport = (inv.spec.sessionConfig.browserSettings as { viewport?: { width?: number; height?: number } } | undefined)?.viewport;
+  const extraEnv = viewport?.width && viewport.height ? [{ name: 'BROWSERFN_VIEWPORT', value: `${viewport.width}x${viewport.height}` }] : [];
+  return podFor(inv, name, 'pod-agent', Roles.browserPod, inv.spec.timeoutSeconds + POD_GRACE_SECONDS, settings, extraEnv, {
     [Labels.invocationName]: inv.metadata.name,
     [Labels.functionUid]: inv.spec.functionUid,
     [Labels.sessionId]: inv.spec.sessionId,
@@ -30,7 +32,7 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
 }
 
 export function buildPod(build: BuildObject, settings: PodTemplateSettings): PodObject {
-  return podFor(build, buildPodName(build), 'build-agent', Roles.buildPod, 15 * 60, settings, {
+  return podFor(build, buildPodName(build), 'build-agent', Roles.buildPod, 15 * 60, settings, [], {
     [Labels.buildName]: build.metadata.name,
   }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
 }
@@ -42,6 +44,7 @@ function podFor(
   role: string,
   deadlineSeconds: number,
   settings: PodTemplateSettings,
+  extraEnv: EnvVar[],
   labels: Record<string, string>,
   resources: Container['resources'],
 ): PodObject {
@@ -68,6 +71,7 @@ function podFor(
             { name: 'BROWSERFN_POD_NAME', value: name },
             { name: 'BROWSERFN_POD_TOKEN', value: podToken(settings.podTokenSecret, namespace, name) },
             { name: 'BROWSERFN_POD_DIR', value: '/work' },
+            ...extraEnv,
           ],
           resources,
           securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },

@@ -32,6 +32,11 @@ interface LocalPod {
 }
 
 const CLI_MAIN = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
+/** `browserfn pod-agent` and `browserfn build-agent` started without the CLI around them, for speed. */
+const AGENT_MAINS: Record<string, string> = {
+  'pod-agent': fileURLToPath(new URL('../pod-agent/main.js', import.meta.url)),
+  'build-agent': fileURLToPath(new URL('../../build/main.js', import.meta.url)),
+};
 
 export class NodeAgent {
   private readonly pods: Informer<PodObject>;
@@ -145,8 +150,9 @@ export class NodeAgent {
     killStragglers(local.dir);
   }
 
-  /** `browserfn <agent>` runs this package's own CLI with the same Node. */
+  /** `browserfn <command>` runs this package's own code with the same Node. */
   private resolveCommand(command: string[]): [string, string[]] {
+    if (command[0] === 'browserfn' && AGENT_MAINS[command[1]]) return [process.execPath, [AGENT_MAINS[command[1]], ...command.slice(2)]];
     if (command[0] === 'browserfn') return [process.execPath, [CLI_MAIN, ...command.slice(1)]];
     return [command[0], command.slice(1)];
   }

@@ -13,6 +13,11 @@ export interface AgentSettings {
   chromiumPath: string;
   /** node_modules providing the packages bundles keep external. */
   runtimeModulesDir: string;
+  /**
+   * The browser window size, given in the pod spec (BROWSERFN_VIEWPORT=WIDTHxHEIGHT) so that
+   * Chromium can start before the invocation input arrives.
+   */
+  viewport?: { width: number; height: number };
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -30,7 +35,15 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     podDir,
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
+    viewport: viewportFrom(env.BROWSERFN_VIEWPORT),
   };
+}
+
+function viewportFrom(raw: string | undefined): AgentSettings['viewport'] {
+  if (!raw) return undefined;
+  const match = /^(\d{2,5})x(\d{2,5})$/.exec(raw);
+  if (!match) throw new Error(`BROWSERFN_VIEWPORT must look like 1280x720, got "${raw}"`);
+  return { width: Number(match[1]), height: Number(match[2]) };
 }
 
 /** A positive number of seconds from the environment, or the default. */

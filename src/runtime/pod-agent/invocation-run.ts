@@ -61,7 +61,8 @@ export class InvocationRun {
     for (const dir of [layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
 
     const input = this.control.getInput().then(parseInvocationInput);
-    const browser = input.then((value) => this.#launchBrowser(value, layout.browserDir));
+    // The viewport comes with the pod spec, so the browser starts at once, alongside the input fetch.
+    const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     const recorder = browser.then((leased) => this.#startRecorder(leased));
     const bundle = this.control.getArtifact().then((bytes) => this.#writeBundle(bytes, layout.appDir));
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
@@ -97,10 +98,9 @@ export class InvocationRun {
     return this.#report(outcome, sessionLogs);
   }
 
-  #launchBrowser(input: InvocationInput, workDir: string): Promise<LeasedBrowser> {
+  #launchBrowser(workDir: string): Promise<LeasedBrowser> {
     if (this.#settled) throw new Error('invocation already ended');
-    const settings = input.sessionConfig.browserSettings as { viewport?: { width?: number; height?: number } } | undefined;
-    this.#browserLaunch = this.browsers.acquire({ workDir, viewport: settings?.viewport, signal: this.#launchAbort.signal });
+    this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, signal: this.#launchAbort.signal });
     void this.#browserLaunch.then((leased) => this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready'), () => undefined);
     return this.#browserLaunch;
   }

@@ -1,5 +1,10 @@
-// Turns a fetched body into the requested format. Runs inside the conversion workers.
+// Turns a fetched text body into the requested format. Runs inside the conversion workers.
 import { htmlToMarkdown } from './html-to-markdown.js';
+import { textToMarkdown } from './text-to-markdown.js';
+import { parseHtml } from './dom.js';
+import { extractBySchema, extractFromJson } from '../extract/schema-extractor.js';
+import { isHtmlMime } from '../body-decoding.js';
+import type { ValueSchema } from '../extract/normalise.js';
 
 export interface ConversionRequest {
   format: 'markdown' | 'json';
@@ -13,10 +18,29 @@ export interface ConversionRequest {
 }
 
 export interface ConversionResult {
-  content: string | Record<string, unknown>;
+  content: unknown;
 }
 
 export function convertDocument(request: ConversionRequest): ConversionResult {
-  if (request.format === 'markdown') return { content: htmlToMarkdown(request.body, request.url) };
-  throw new Error('json: not yet');
+  const html = isHtmlMime(request.contentType);
+  if (request.format === 'markdown') {
+    return { content: html ? htmlToMarkdown(request.body, request.url) : textToMarkdown(request.body, request.contentType) };
+  }
+  const schema = (request.schema ?? {}) as ValueSchema;
+  if (html) return { content: extractBySchema(request.body, parseHtml, request.url, schema) };
+  if (request.contentType === 'application/json' || request.contentType.endsWith('+json')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(request.body);
+    } catch {
+      value = request.body;
+    }
+    return { content: extractFromJson(value, schema, request.url) };
+  }
+  // Other text: what "Label: value" lines and the schema's hints (regex) find.
+  return { content: extractBySchema(`<pre>${escapeHtml(request.body)}</pre>`, parseHtml, request.url, schema) };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -9,8 +9,30 @@ export type { AnyNode, Document, Element, Text };
 export function parseHtml(html: string): Document {
   // Outside SVG and MathML, browsers read "<![CDATA[" as a comment that ends at the next ">";
   // htmlparser2 would swallow everything up to "]]>".
-  const $ = load(html.replace(/<!\[CDATA\[[^>]*>/g, ''), { xml: { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true } });
+  const $ = load(withoutHtmlCdata(html), { xml: { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true } });
   return $.root()[0] as Document;
+}
+
+/** Drops "<![CDATA[...>" outside scripts, in one linear scan. */
+function withoutHtmlCdata(html: string): string {
+  if (!html.includes('<![CDATA[')) return html;
+  const marks = /<script\b|<\/script\s*>|<!\[CDATA\[/gi;
+  const parts: string[] = [];
+  let inScript = false;
+  let copied = 0;
+  for (let m = marks.exec(html); m; m = marks.exec(html)) {
+    const mark = m[0].toLowerCase();
+    if (mark.startsWith('<script')) inScript = true;
+    else if (mark.startsWith('</script')) inScript = false;
+    else if (!inScript) {
+      const end = html.indexOf('>', m.index);
+      parts.push(html.slice(copied, m.index));
+      copied = end < 0 ? html.length : end + 1;
+      marks.lastIndex = copied;
+    }
+  }
+  parts.push(html.slice(copied));
+  return parts.join('');
 }
 
 export function isElement(node: AnyNode): node is Element {

@@ -1,0 +1,207 @@
+// Fetches one URL over HTTP(S) with undici: GET, manual redirects (each hop goes through the
+// guarded connector again), a body cap applied while streaming and after decompression, and one
+// deadline for the whole exchange. Failures become FetchFailure with the API's status codes.
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { AddressPolicy } from './address-policy.js';
+import { ConnectRefusedError, guardedConnector, systemResolver, type Resolver } from './guarded-connector.js';
+import { FetchFailure } from './fetch-failure.js';
+import type { FetchSettings } from './settings.js';
+
+export interface FetchedPage {
+  /** The URL of the response (after redirects). */
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface PageRequest {
+  url: URL;
+  allowRedirects: boolean;
+  allowInsecureSsl: boolean;
+  useProxy: boolean;
+  /** Epoch milliseconds after which the fetch is abandoned. */
+  deadline: number;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const MB = 1024 * 1024;
+
+export class PageFetcher {
+  private readonly agents = new Map<string, Agent>();
+  private readonly policy: AddressPolicy;
+
+  constructor(
+    private readonly settings: FetchSettings,
+    private readonly resolve: Resolver = systemResolver,
+  ) {
+    this.policy = new AddressPolicy({ allowPrivate: settings.allowPrivate, allowCidrs: settings.allowCidrs });
+  }
+
+  async fetch(request: PageRequest): Promise<FetchedPage> {
+    const timeout = new AbortController();
+    const remaining = request.deadline - Date.now();
+    const timer = setTimeout(() => timeout.abort(), Math.max(0, remaining));
+    try {
+      let url = request.url;
+      for (let hop = 0; ; hop++) {
+        const response = await this.exchange(url, request, timeout.signal);
+        const location = response.headers.location;
+        if (!request.allowRedirects || !REDIRECT_STATUSES.has(response.statusCode) || location === undefined) {
+          return { url: url.href, status: response.statusCode, headers: flattenHeaders(response.headers), body: await this.readBody(response, url) };
+        }
+        await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        if (hop >= this.settings.maxRedirects) {
+          throw new FetchFailure(502, `${request.url.href} redirected more than ${this.settings.maxRedirects} times; the redirect hop limit is ${this.settings.maxRedirects}`);
+        }
+        url = nextHop(url, Array.isArray(location) ? location[0] : location);
+      }
+    } catch (err) {
+      if (timeout.signal.aborted) {
+        throw new FetchFailure(504, `Fetching ${request.url.href} took longer than the ${Math.round(this.settings.timeoutMs / 1000)} s limit`);
+      }
+      throw describeFailure(err, request);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((a) => a.close()));
+  }
+
+  private async exchange(url: URL, request: PageRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    const budget = Math.max(1, request.deadline - Date.now());
+    return this.agentFor(request).request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      headers: {
+        'user-agent': this.settings.userAgent,
+        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+        'accept-language': 'en;q=1.0, *;q=0.5',
+        'accept-encoding': 'gzip, deflate, br',
+      },
+      signal,
+      headersTimeout: budget,
+      bodyTimeout: budget,
+    });
+  }
+
+  private agentFor(request: PageRequest): Agent {
+    const key = `${request.allowInsecureSsl ? 'insecure' : 'verified'}/${request.useProxy ? 'proxy' : 'direct'}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new Agent({
+        connect: guardedConnector({
+          policy: this.policy,
+          resolve: this.resolve,
+          proxy: request.useProxy ? this.settings.proxyUrl : undefined,
+          rejectUnauthorized: !request.allowInsecureSsl,
+          connectTimeoutMs: Math.min(15_000, this.settings.timeoutMs),
+        }),
+        keepAliveTimeout: 4_000,
+        connections: 32,
+      });
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** The body, decompressed, refused past the cap whether the cap is hit on the wire or after decoding. */
+  private async readBody(response: Dispatcher.ResponseData, url: URL): Promise<Buffer> {
+    const cap = this.settings.maxBodyBytes;
+    const tooLarge = (): FetchFailure =>
+      new FetchFailure(502, `The response of ${url.href} is larger than the ${formatBytes(cap)} limit`);
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > cap) {
+      response.body.destroy();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > cap) {
+        response.body.destroy();
+        throw tooLarge();
+      }
+      chunks.push(chunk);
+    }
+    const raw = Buffer.concat(chunks, size);
+    const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (!encoding || encoding === 'identity' || raw.length === 0) return raw;
+    try {
+      const limit = { maxOutputLength: cap + 1 };
+      let decoded: Buffer;
+      if (encoding === 'gzip' || encoding === 'x-gzip') decoded = gunzipSync(raw, limit);
+      else if (encoding === 'br') decoded = brotliDecompressSync(raw, limit);
+      else if (encoding === 'deflate') {
+        try {
+          decoded = inflateSync(raw, limit);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
+          decoded = inflateRawSync(raw, limit);
+        }
+      } else return raw;
+      if (decoded.length > cap) throw tooLarge();
+      return decoded;
+    } catch (err) {
+      if (err instanceof FetchFailure) throw err;
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge();
+      throw new FetchFailure(502, `The response of ${url.href} is declared ${encoding}-encoded but does not decode (${(err as Error).message})`);
+    }
+  }
+}
+
+function nextHop(current: URL, location: string): URL {
+  let next: URL;
+  try {
+    next = new URL(location, current);
+  } catch {
+    throw new FetchFailure(502, `${current.href} redirected to an invalid location "${location.slice(0, 200)}"`);
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    throw new FetchFailure(502, `${current.href} redirected to ${next.protocol} URL; only http and https are fetched`);
+  }
+  return next;
+}
+
+function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(name === 'set-cookie' ? '\n' : ', ') : value;
+  }
+  return out;
+}
+
+const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_(?:GET|VERIFY)|HOSTNAME|ALTNAME/i;
+
+function describeFailure(err: unknown, request: PageRequest): FetchFailure {
+  if (err instanceof FetchFailure) return err;
+  const host = request.url.host;
+  const cause = (err as { cause?: unknown }).cause;
+  const error = (err instanceof ConnectRefusedError ? err : cause instanceof ConnectRefusedError ? cause : err) as NodeJS.ErrnoException;
+  if (error instanceof ConnectRefusedError) {
+    if (error.reason === 'address') return new FetchFailure(400, `Refused to fetch ${request.url.href}: ${error.message}`);
+    return new FetchFailure(502, error.message);
+  }
+  const code = error.code ?? '';
+  if (TLS_CODE.test(code) || TLS_CODE.test(error.message ?? '')) {
+    return new FetchFailure(502, `TLS verification failed for ${host}: ${error.message} (${code}); set allowInsecureSsl to skip certificate checks`);
+  }
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return new FetchFailure(504, `${host} did not answer within the time limit`);
+  }
+  if (error instanceof undiciErrors.SocketError || /ECONNRESET|EPIPE|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH/.test(code)) {
+    return new FetchFailure(502, `The connection to ${host} failed: ${error.message}`);
+  }
+  if (error instanceof undiciErrors.UndiciError) return new FetchFailure(502, `The response of ${host} could not be read: ${error.message}`);
+  return new FetchFailure(502, `Fetching ${request.url.href} failed: ${error.message ?? String(err)}`);
+}
+
+export function formatBytes(bytes: number): string {
+  return bytes % MB === 0 ? `${bytes / MB} MB` : bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
+}

@@ -1,0 +1,93 @@
+// `browserfn serve` as a real process: flags, the API key generated once and printed, a clean
+// stop on SIGTERM that leaves no Chromium or user process behind, even mid-invocation.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeProject } from '../support/projects.js';
+import { startHoldServer } from '../support/hold-server.js';
+import { processesMentioning } from '../support/processes.js';
+import { waitFor } from '../support/service.js';
+import { packProject } from '../../src/cli/pack.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
+  const cleanEnv = { ...process.env };
+  delete cleanEnv.BROWSERFN_API_KEY;
+  delete cleanEnv.BROWSERFN_API_KEYS;
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
+    env: { ...cleanEnv, BROWSERFN_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await waitFor('serve to print its address', async () => /listening on (http:\/\/\S+)/.exec(out)?.[1], 30_000, 50);
+  return { child, url, output: () => out, exited };
+}
+
+describe('browserfn serve (process)', function () {
+  this.timeout(180_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-serve-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('generates the API key once, prints it, and keeps it across restarts', async () => {
+    const first = await serve(dataDir);
+    const key = /API key \(generated once[^)]*\): (\S+)/.exec(first.output())?.[1];
+    assert.ok(key, first.output());
+    assert.equal(readFileSync(join(dataDir, 'api-key'), 'utf8').trim(), key);
+    const ok = await fetch(`${first.url}/v1/functions`, { headers: { 'x-svc-api-key': key } });
+    assert.equal(ok.status, 200);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+
+    const second = await serve(dataDir);
+    assert.doesNotMatch(second.output(), /generated once/, 'the key is printed only when it is made');
+    const again = await fetch(`${second.url}/v1/functions`, { headers: { 'x-svc-api-key': key } });
+    assert.equal(again.status, 200);
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+  });
+
+  it('stops cleanly on SIGTERM in the middle of an invocation: no orphaned Chromium or user process', async () => {
+    const served = await serve(dataDir, { BROWSERFN_API_KEY: 'k' });
+    const hold = await startHoldServer();
+    try {
+      const packed = await packProject(join(writeProject({ 'index.ts': `import { defineFn } from 'browserfn';\ndefineFn('hold', async (_c, p: { url: string }) => (await fetch(p.url)).text());` }), 'index.ts'));
+      const form = new FormData();
+      form.append('metadata', JSON.stringify({ entrypoint: packed.entrypoint }));
+      form.append('archive', new Blob([new Uint8Array(packed.archive)]), 'archive.tar.gz');
+      const headers = { 'x-svc-api-key': 'k' };
+      const build = (await (await fetch(`${served.url}/v1/functions/builds`, { method: 'POST', body: form, headers })).json()) as { id: string };
+      const done = await waitFor('build', async () => {
+        const b = (await (await fetch(`${served.url}/v1/functions/builds/${build.id}`, { headers })).json()) as { status: string; builtFunctions?: { id: string }[] };
+        return b.status === 'COMPLETED' || b.status === 'FAILED' ? b : undefined;
+      }, 120_000, 200);
+      assert.equal(done.status, 'COMPLETED');
+      await fetch(`${served.url}/v1/functions/${done.builtFunctions![0].id}/invoke`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ params: { url: hold.url } }),
+      });
+      await hold.arrived(1);
+      assert.ok(processesMentioning(join(dataDir, 'pods')).length > 0, 'the invocation runs Chromium and the handler');
+      served.child.kill('SIGTERM');
+      assert.equal(await served.exited, 0, served.output());
+      assert.deepEqual(processesMentioning(join(dataDir, 'pods')), [], 'nothing of the pod outlives serve');
+    } finally {
+      hold.release();
+      await hold.close();
+    }
+  });
+});

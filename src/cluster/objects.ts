@@ -71,6 +71,7 @@ export const Kinds = {
   Secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, hasStatusSubresource: false },
   Pod: { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, hasStatusSubresource: true },
   Namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, hasStatusSubresource: true },
+  Node: { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, hasStatusSubresource: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true, hasStatusSubresource: false },
 } as const satisfies Record<string, ResourceType>;
 

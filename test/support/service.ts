@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
-import { startStandalone, type Standalone } from '../../src/server/standalone.js';
+import { startStandalone } from '../../src/server/standalone.js';
+import type { RunningService } from '../../src/server/service.js';
 
 export interface TestService {
   url: string;
   dataDir: string;
   apiKey: string;
-  service: Standalone;
+  service: RunningService;
   /** Stops and starts again on the same data dir (a process restart). */
   restart(): Promise<void>;
   stop(): Promise<void>;

@@ -10,6 +10,7 @@ import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js'
 import type { Logger } from '../../config/logger.js';
 import { Informer, objectKey } from '../../controller/runtime/informer.js';
 import type { PodObject, PodStatus } from '../../schemas/pod.js';
+import { NodeRegistration } from './registration.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -44,12 +45,15 @@ export class NodeAgent {
   /** Uids of pods whose process ended here, so a late event does not mistake them for lost. */
   private readonly finished = new Set<string>();
   private stopped = false;
+  private readonly registration: NodeRegistration;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
+    this.registration = new NodeRegistration(options.cluster, options.nodeName, options.log);
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    await this.registration.start();
     this.pods.addHandlers({
       onAdd: (pod) => void this.sync(pod),
       onUpdate: (_old, pod) => void this.sync(pod),
@@ -59,7 +63,7 @@ export class NodeAgent {
       },
     });
     this.pods.start();
-    return this.pods.waitForSync();
+    await this.pods.waitForSync();
   }
 
   /** Stops every local pod (SIGTERM, then SIGKILL after the grace period) and the watch. */
@@ -67,6 +71,7 @@ export class NodeAgent {
     this.stopped = true;
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
+    await this.registration.stop();
   }
 
   get runningPods(): number {

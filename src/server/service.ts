@@ -1,0 +1,149 @@
+// The composition root: which parts of browserfn run in this process, over which backend.
+//   serve    = façade + controllers + local node agent (embedded store, or --backend kube)
+//   operator = controllers (Lease-elected) + probes and metrics
+//   api      = façade
+// User code never runs here: only in the build and browser pods the node agent or kubelet starts.
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../api/app.js';
+import { functionRoutes, internalRoutes } from '../api/routes/index.js';
+import { fetchRoutes } from '../api/routes/fetch.js';
+import { secretRoutes } from '../api/routes/secrets/index.js';
+import type { RouteDefinition } from '../api/route.js';
+import type { ClusterPort } from '../cluster/port.js';
+import { openEmbeddedCluster } from '../cluster/embedded/index.js';
+import { openKubeCluster } from '../cluster/kube/index.js';
+import type { Settings } from '../config/settings.js';
+import { createLogger, type Logger } from '../config/logger.js';
+import { Metrics } from '../config/metrics.js';
+import { createControllerManager } from '../controller/setup.js';
+import type { Manager } from '../controller/runtime/manager.js';
+import { NodeAgent } from '../runtime/node-agent/agent.js';
+
+export interface ServiceOptions {
+  backend: 'embedded' | 'kube';
+  /** kube backend: a kubeconfig file (default loading rules when absent, in-cluster inside a pod). */
+  kubeconfigPath?: string;
+  api: boolean;
+  controllers: boolean;
+  /** Run pods bound to `nodeName` as local processes. */
+  nodeAgent: boolean;
+  nodeName: string;
+  /** Elect one active controller set through a Lease in this namespace (operator replicas). */
+  leaseNamespace?: string;
+  /** Image of build and browser pods (kube). */
+  image: string;
+}
+
+export interface RunningService {
+  /** The address this process serves (API, or probes and metrics only). */
+  url: string;
+  cluster: ClusterPort;
+  metrics: Metrics;
+  manager?: Manager;
+  stop(): Promise<void>;
+}
+
+export async function startService(settings: Settings, options: ServiceOptions, log: Logger = createLogger()): Promise<RunningService> {
+  const cluster =
+    options.backend === 'kube'
+      ? await openKubeCluster({ kubeconfigPath: options.kubeconfigPath })
+      : await openEmbeddedCluster({ file: join(settings.dataDir, 'store.db'), encryptionKey: storeKey(settings.dataDir) });
+  const metrics = new Metrics();
+  const deps = { settings, cluster, log, metrics };
+  let manager: Manager | undefined;
+  let nodeAgent: NodeAgent | undefined;
+  let ready = false;
+
+  const routes: RouteDefinition[] = options.api ? [...functionRoutes, ...secretRoutes, ...fetchRoutes(), ...internalRoutes] : [];
+  const app = createApp(deps, { routes, isReady: () => ready });
+  const server = createServer(app.callback());
+  await listen(server, settings.port, settings.host);
+  const { port } = server.address() as AddressInfo;
+  const reachableHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
+  const url = `http://${reachableHost.includes(':') ? `[${reachableHost}]` : reachableHost}:${port}`;
+
+  async function stop(): Promise<void> {
+    ready = false;
+    // API first: pods stopped below then cannot report, so their invocations are retried on the next start.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+    await manager?.stop();
+    await nodeAgent?.stop();
+    await cluster.close();
+  }
+
+  try {
+    if (options.nodeAgent) {
+      nodeAgent = new NodeAgent({
+        cluster,
+        nodeName: options.nodeName,
+        workDir: join(settings.dataDir, 'pods'),
+        log,
+        baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath, BROWSERFN_NPM_CACHE: settings.npmCacheDir },
+      });
+      await nodeAgent.start();
+    }
+    if (options.controllers) {
+      manager = createControllerManager({
+        cluster,
+        templates: {
+          nodeName: options.nodeAgent ? options.nodeName : undefined,
+          controlUrl: settings.controlUrl ?? url,
+          podTokenSecret: settings.podTokenSecret,
+          image: options.image,
+        },
+        maxConcurrentInvocations: settings.maxConcurrentInvocations,
+        maxConcurrentBuilds: settings.maxConcurrentBuilds,
+        metrics,
+        log,
+        leaderElection: options.leaseNamespace
+          ? { namespace: options.leaseNamespace, name: 'browserfn-controllers', identity: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` }
+          : undefined,
+      });
+      const started = manager
+        .start(() => {
+          log.error('lost the controller lease; exiting so a fresh process can compete again');
+          void stop().finally(() => process.exit(1));
+        })
+        .then(() => {
+          ready = true;
+        });
+      // Replicas that do not lead wait for the lease in the background; probes answer meanwhile.
+      if (options.leaseNamespace) started.catch((err: unknown) => log.error({ err }, 'controllers failed to start'));
+      else await started;
+    } else {
+      ready = true;
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  return { url, cluster, metrics, manager, stop };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The key that encrypts Secret data at rest in the embedded store, made once per data dir. */
+function storeKey(dataDir: string): Buffer {
+  const path = join(dataDir, 'store.key');
+  mkdirSync(dataDir, { recursive: true });
+  if (!existsSync(path)) writeFileSync(path, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
+  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${path} must hold 32 base64-encoded bytes`);
+  return key;
+}

@@ -1,0 +1,88 @@
+// POST /v1/fetch (spec 4.5): a page as raw body, markdown or schema-shaped JSON.
+// The body is validated inside the handler so that every error, 400s included, carries the fetch id.
+import { defineRoute, type RouteDefinition } from '../route.js';
+import { HttpError } from '../http-error.js';
+import { readJsonBody } from '../body.js';
+import { FetchService } from '../../fetch/fetch-service.js';
+import { FetchFailure } from '../../fetch/fetch-failure.js';
+import { loadFetchSettings } from '../../fetch/settings.js';
+import type { Resolver } from '../../fetch/guarded-connector.js';
+
+const BODY_LIMIT = 1024 * 1024;
+
+export interface FetchRoutesOptions {
+  /** Environment to read BROWSERFN_FETCH_* from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** DNS resolution override (tests). */
+  resolve?: Resolver;
+}
+
+const fetchResultSchema = {
+  type: 'object',
+  required: ['id', 'statusCode', 'headers', 'content', 'contentType', 'encoding'],
+  properties: {
+    id: { type: 'string' },
+    statusCode: { type: 'integer' },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    content: { oneOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }] },
+    contentType: { type: 'string' },
+    encoding: { type: 'string', enum: ['utf-8', 'base64'] },
+  },
+};
+
+const errorSchema = {
+  type: 'object',
+  required: ['statusCode', 'error', 'message', 'id'],
+  properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' }, id: { type: 'string' } },
+};
+
+export function fetchRoutes(options: FetchRoutesOptions = {}): RouteDefinition[] {
+  const service = new FetchService(loadFetchSettings(options.env ?? process.env), { resolve: options.resolve });
+  const route = defineRoute({
+    method: 'post',
+    path: '/v1/fetch',
+    operationId: 'Fetch_create',
+    summary: 'Fetch a page as raw body, markdown or schema-shaped JSON',
+    tags: ['Fetch'],
+    responses: {
+      200: { description: 'The fetched page', schema: fetchResultSchema },
+      400: { description: 'Invalid request, a refused target address, or content that cannot be converted to the format', schema: errorSchema },
+      402: { description: 'The project quota for the format is used up', schema: errorSchema },
+      403: { description: 'The format is not enabled for the project', schema: errorSchema },
+      429: { description: 'Too many concurrent fetches', schema: errorSchema },
+      502: { description: 'Upstream unreachable, DNS or TLS failure, or body over the size limit', schema: errorSchema },
+      504: { description: 'Over the time limit', schema: errorSchema },
+    },
+    async handle(ctx, _input, deps) {
+      const id = ctx.state.requestId;
+      let format = 'unknown';
+      try {
+        let body: unknown;
+        try {
+          body = await readJsonBody(ctx, BODY_LIMIT);
+        } catch (err) {
+          if (err instanceof HttpError) throw new HttpError(err.status, err.message, { ...err.extra, id });
+          throw err;
+        }
+        const request = service.parse(body);
+        format = request.format;
+        const result = await service.fetch(ctx.state.project, request, id);
+        deps.metrics.fetches.inc({ format, status: '200' });
+        ctx.body = result;
+      } catch (err) {
+        if (err instanceof FetchFailure) {
+          deps.metrics.fetches.inc({ format, status: String(err.status) });
+          throw new HttpError(err.status, err.message, { ...err.extra, id });
+        }
+        if (err instanceof HttpError) {
+          deps.metrics.fetches.inc({ format, status: String(err.status) });
+          throw err;
+        }
+        deps.metrics.fetches.inc({ format, status: '500' });
+        deps.log.error({ err, fetchId: id }, 'fetch failed');
+        throw new HttpError(500, `Internal error while fetching (fetch ${id}); the server log has details`, { id });
+      }
+    },
+  });
+  return [route];
+}

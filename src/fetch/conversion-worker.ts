@@ -1,0 +1,20 @@
+// Entry of a conversion worker thread: converts one document per message, off the request thread.
+import { parentPort } from 'node:worker_threads';
+import { convertDocument, type ConversionRequest } from './convert/convert-document.js';
+
+export interface ConversionJob {
+  id: number;
+  request: ConversionRequest;
+}
+
+export type ConversionReply = { id: number; ok: true; content: unknown } | { id: number; ok: false; message: string };
+
+parentPort?.on('message', (job: ConversionJob) => {
+  let reply: ConversionReply;
+  try {
+    reply = { id: job.id, ok: true, content: convertDocument(job.request).content };
+  } catch (err) {
+    reply = { id: job.id, ok: false, message: (err as Error).stack ?? String(err) };
+  }
+  parentPort!.postMessage(reply);
+});

@@ -6,6 +6,7 @@ import { ConversionPool, ConversionTimeoutError } from './conversion-pool.js';
 import { FetchFailure } from './fetch-failure.js';
 import { parseFetchRequest, type FetchRequest } from './fetch-request.js';
 import { PageFetcher, type FetchedPage } from './page-fetcher.js';
+import { formatDuration } from './units.js';
 import { QuotaLedger } from './quota-ledger.js';
 import type { Resolver } from './guarded-connector.js';
 import type { FetchSettings } from './settings.js';
@@ -54,7 +55,7 @@ export class FetchService {
     if (!quota.ok) {
       throw new FetchFailure(
         402,
-        `The ${request.format} quota of project ${project} (${quota.limit} per ${Math.round(this.settings.quotaWindowMs / 1000)} s) is used up; it resets at ${new Date(quota.resetsAt).toISOString()}`,
+        `The ${request.format} quota of project ${project} (${quota.limit} per ${formatDuration(this.settings.quotaWindowMs)}) is used up; it resets at ${new Date(quota.resetsAt).toISOString()}`,
       );
     }
     const slot = this.gate.tryEnter(project);
@@ -100,18 +101,16 @@ export class FetchService {
     if (decoded.text === undefined || decoded.mimeType === 'image/svg+xml') {
       throw new FetchFailure(400, `The response is ${decoded.mimeType}, which cannot be converted to ${request.format}; use format raw to get it as base64`);
     }
-    const remaining = deadline - Date.now();
-    const limit = Math.min(this.settings.conversionTimeoutMs, remaining);
-    if (limit <= 0) throw new FetchFailure(504, `Fetching ${request.url.href} used up the ${Math.round(this.settings.timeoutMs / 1000)} s limit before conversion`);
+    if (deadline <= Date.now()) throw new FetchFailure(504, `Fetching ${request.url.href} used up the ${formatDuration(this.settings.timeoutMs)} limit before conversion`);
     let content: unknown;
     try {
       content = await this.pool.run(
         { format: request.format, body: decoded.text, contentType: decoded.mimeType, url: page.url, schema: request.schema },
-        limit,
+        { maxRunMs: this.settings.conversionTimeoutMs, deadline },
       );
     } catch (err) {
       if (err instanceof ConversionTimeoutError) {
-        throw new FetchFailure(504, `Converting ${request.url.href} to ${request.format} took longer than ${(limit / 1000).toFixed(1)} s`);
+        throw new FetchFailure(504, `Converting ${request.url.href} to ${request.format} took longer than ${formatDuration(err.limitMs)}`);
       }
       throw err;
     }

@@ -7,6 +7,7 @@ import { AddressPolicy } from './address-policy.js';
 import { ConnectRefusedError, guardedConnector, systemResolver, type Resolver } from './guarded-connector.js';
 import { FetchFailure } from './fetch-failure.js';
 import type { FetchSettings } from './settings.js';
+import { formatBytes, formatDuration } from './units.js';
 
 export interface FetchedPage {
   /** The URL of the response (after redirects). */
@@ -26,7 +27,6 @@ export interface PageRequest {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const MB = 1024 * 1024;
 
 export class PageFetcher {
   private readonly agents = new Map<string, Agent>();
@@ -59,7 +59,7 @@ export class PageFetcher {
       }
     } catch (err) {
       if (timeout.signal.aborted) {
-        throw new FetchFailure(504, `Fetching ${request.url.href} took longer than the ${Math.round(this.settings.timeoutMs / 1000)} s limit`);
+        throw new FetchFailure(504, `Fetching ${request.url.href} took longer than the ${formatDuration(this.settings.timeoutMs)} limit`);
       }
       throw describeFailure(err, request);
     } finally {
@@ -200,8 +200,4 @@ function describeFailure(err: unknown, request: PageRequest): FetchFailure {
   }
   if (error instanceof undiciErrors.UndiciError) return new FetchFailure(502, `The response of ${host} could not be read: ${error.message}`);
   return new FetchFailure(502, `Fetching ${request.url.href} failed: ${error.message ?? String(err)}`);
-}
-
-export function formatBytes(bytes: number): string {
-  return bytes % MB === 0 ? `${bytes / MB} MB` : bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
 }

@@ -186,7 +186,9 @@ export interface MarkdownOptions {
 export class MarkdownWriter {
   private seen = new SeenBlocks();
   private seenImages = new Set<string>();
-  private visibleTexts = new Set<string>();
+  /** Texts under the roots, computed on the first image that has alt text. */
+  private visibleTexts: Set<string> | undefined;
+  private roots: AnyNode[] = [];
 
   constructor(private readonly options: MarkdownOptions) {}
 
@@ -194,7 +196,8 @@ export class MarkdownWriter {
   write(roots: AnyNode[]): string {
     this.seen = new SeenBlocks();
     this.seenImages = new Set();
-    this.visibleTexts = visibleTexts(roots);
+    this.roots = roots;
+    this.visibleTexts = undefined;
     const sink = new BlockSink(this.seen);
     for (const root of roots) this.node(root, sink, { depth: 0, listLevel: 0, inLink: false });
     return sink.join().replace(/\n{3,}/g, '\n\n').trim();
@@ -324,7 +327,10 @@ export class MarkdownWriter {
     if (isIcon(img)) return '';
     let alt = (img.attribs.alt ?? '').replace(/\s+/g, ' ').trim();
     // A card's thumbnail usually repeats the card's title as its alt text: say it once.
-    if (this.visibleTexts.has(alt.toLowerCase())) alt = '';
+    if (alt) {
+      this.visibleTexts ??= visibleTexts(this.roots);
+      if (this.visibleTexts.has(alt.toLowerCase())) alt = '';
+    }
     return `![${alt.replace(/[[\]\\]/g, '\\$&')}](${linkTarget(src)})`;
   }
 

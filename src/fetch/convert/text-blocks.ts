@@ -91,11 +91,10 @@ export function collectTextBlocks(root: Element | Document): TextBlock[] {
       if (node === root || isBlockTag(node.name)) owner = node;
       inLink ||= node.name === 'a';
       inLandmark ||= node.name === 'main' || node.name === 'article' || node.attribs.role === 'main';
-      for (const token of nameTokens(node)) {
-        for (const part of nameParts(token)) {
-          if (SECONDARY_WORDS.has(part)) secondary = true;
-          else if (CONTENT_NAME_WORDS.has(part)) content = true;
-        }
+      if (node.attribs.class || node.attribs.id) {
+        const names = nameSignals(node);
+        secondary ||= names.secondary;
+        content ||= names.content;
       }
     }
     const children = 'children' in node ? (node.children as AnyNode[]) : [];
@@ -117,6 +116,26 @@ export function collectTextBlocks(root: Element | Document): TextBlock[] {
     }
   }
   return blocks;
+}
+
+const signalCache = new Map<string, { secondary: boolean; content: boolean }>();
+
+/** What an element's class and id names say; class strings repeat a lot, so answers are cached. */
+function nameSignals(el: Element): { secondary: boolean; content: boolean } {
+  const key = `${el.attribs.class ?? ''}#${el.attribs.id ?? ''}`;
+  let signals = signalCache.get(key);
+  if (!signals) {
+    signals = { secondary: false, content: false };
+    for (const token of nameTokens(el)) {
+      for (const part of nameParts(token)) {
+        if (SECONDARY_WORDS.has(part)) signals.secondary = true;
+        else if (CONTENT_NAME_WORDS.has(part)) signals.content = true;
+      }
+    }
+    if (signalCache.size > 20_000) signalCache.clear();
+    signalCache.set(key, signals);
+  }
+  return signals;
 }
 
 function countNonSpace(text: string): number {

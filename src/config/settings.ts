@@ -26,7 +26,7 @@ export interface Settings {
   npmCacheDir: string;
   /** The URL pods use to report to the control plane (defaults to the façade's own address). */
   controlUrl?: string;
-  /** Secret used to sign per-pod report tokens; generated once and kept in the data dir. */
+  /** Signs per-pod tokens; BROWSERFN_POD_TOKEN_SECRET (shared by operator and API replicas) or made once in the data dir. */
   podTokenSecret: string;
 }
 
@@ -58,7 +58,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium',
     npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),
     controlUrl: env.BROWSERFN_CONTROL_URL,
-    podTokenSecret: readOrCreateSecret(join(dataDir, 'pod-token.secret')),
+    podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
   };
 }
 

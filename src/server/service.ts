@@ -90,6 +90,9 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       await nodeAgent.start();
     }
     if (options.controllers) {
+      if (!options.api && !settings.controlUrl) {
+        throw new Error('Set BROWSERFN_CONTROL_URL to the address of the browserfn API: pods report there');
+      }
       manager = createControllerManager({
         cluster,
         templates: {

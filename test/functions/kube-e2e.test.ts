@@ -1,0 +1,152 @@
+// Publish → invoke → results on a real kube-apiserver (built from Go modules by
+// scripts/controlplane), with the same controllers as `serve`, the façade, and the local node
+// agent registered as a Node running the pods bound to it. Also: an operator restart in the
+// middle of an invocation, and two operator replicas handing the Lease over.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kinds } from '../../src/cluster/objects.js';
+import { loadSettings } from '../../src/config/settings.js';
+import { createLogger } from '../../src/config/logger.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/server/service.js';
+import { ensureControlPlane, kubectl, type ControlPlane } from '../support/controlplane.js';
+import { startHoldServer, type HoldServer } from '../support/hold-server.js';
+import { writeProject } from '../support/projects.js';
+import { publish, waitInvocation } from '../support/publish.js';
+import { waitFor, type TestService } from '../support/service.js';
+
+const HOLD_FN = `
+import { defineFn } from 'browserfn';
+defineFn('wait-for-release', async (ctx, params: { url: string; tag: string }) => {
+  console.log('waiting for', params.tag);
+  const res = await fetch(params.url + '/' + params.tag);
+  return { tag: params.tag, answer: await res.text(), session: ctx.session.id };
+});
+`;
+
+describe('functions end to end on a real kube-apiserver', function () {
+  this.timeout(600_000);
+  let plane: ControlPlane;
+  const project = `e2e-${randomBytes(3).toString('hex')}`;
+  const nodeName = `node-${project}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-kube-e2e-'));
+  const apiKey = `key-${randomBytes(8).toString('hex')}`;
+  const env = { BROWSERFN_API_KEYS: `${apiKey}:${project}`, BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'), BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache') };
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const running: RunningService[] = [];
+  let api: RunningService;
+  let hold: HoldServer;
+  let fnId: string;
+
+  const start = async (parts: Partial<ServiceOptions>, extraEnv: Record<string, string> = {}) => {
+    const service = await startService(
+      loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { ...env, ...extraEnv } }),
+      { backend: 'kube', kubeconfigPath: plane.state === 'ready' ? plane.kubeconfigPath : undefined, api: false, controllers: false, nodeAgent: false, nodeName, image: 'browserfn:test', ...parts },
+      log,
+    );
+    running.push(service);
+    return service;
+  };
+  const stopService = async (service: RunningService) => {
+    running.splice(running.indexOf(service), 1);
+    await service.stop();
+  };
+  const client = (): TestService =>
+    ({
+      url: api.url,
+      async request(method: string, path: string, body?: unknown) {
+        const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey } };
+        if (body instanceof FormData) init.body = body;
+        else if (body !== undefined) {
+          init.body = JSON.stringify(body);
+          (init.headers as Record<string, string>)['content-type'] = 'application/json';
+        }
+        const response = await fetch(api.url + path, init);
+        const text = await response.text();
+        return { status: response.status, body: text ? JSON.parse(text) : undefined };
+      },
+    }) as unknown as TestService;
+
+  before(async function () {
+    plane = await ensureControlPlane();
+    if (plane.state === 'no-go') {
+      console.warn(`\n*** SKIPPING the Kubernetes end-to-end suite: ${plane.reason} ***\n`);
+      this.skip();
+    }
+    if (plane.state === 'failed') throw new Error(`the test control plane did not start: ${plane.reason}`);
+    const ns = await kubectl(['create', 'namespace', project]);
+    assert.equal(ns.code, 0, ns.stderr);
+    hold = await startHoldServer();
+    // The façade and the node agent in one process; controllers come and go in others below.
+    api = await start({ api: true, nodeAgent: true });
+  });
+
+  after(async () => {
+    hold?.release();
+    await hold?.close();
+    for (const service of [...running].reverse()) await service.stop().catch(() => undefined);
+    if (plane?.state === 'ready') {
+      await kubectl(['delete', 'namespace', project, '--wait=false']);
+      await kubectl(['delete', 'node', nodeName, '--wait=false']);
+      if (plane.startedHere) await plane.stop();
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('publishes and invokes through the façade; objects, pods and the node are real API objects', async () => {
+    const operator = await start({ controllers: true, leaseNamespace: project }, { BROWSERFN_CONTROL_URL: api.url });
+    await waitFor('the operator to lead', async () => (operator.manager?.isLeader ? true : undefined), 60_000);
+
+    const build = await publish(client(), writeProject({ 'index.ts': HOLD_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    fnId = build.builtFunctions![0].id;
+
+    const fns = await kubectl(['get', 'functions.browserfn.dev', '-n', project, '-o', 'json']);
+    assert.equal(fns.code, 0, fns.stderr);
+    assert.equal(JSON.parse(fns.stdout).items[0].metadata.uid, fnId, 'the Function ID is the custom resource uid');
+
+    hold.release();
+    const created = await client().request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold.url, tag: 'first' } });
+    assert.equal(created.status, 202);
+    const done = await waitInvocation(client(), created.body.id, 120_000);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+    assert.deepEqual((done.results as { tag: string; answer: string }).tag, 'first');
+
+    const inv = await kubectl(['get', 'invocations.browserfn.dev', created.body.id, '-n', project, '-o', 'json']);
+    assert.equal(JSON.parse(inv.stdout).status.phase, 'COMPLETED');
+    const node = await kubectl(['get', 'node', nodeName, '-o', 'json']);
+    assert.equal(JSON.parse(node.stdout).status.conditions[0].status, 'True', 'the node agent registered as a Ready node');
+    await waitFor('the browser pod to be deleted', async () => {
+      const pods = await api.cluster.resource(Kinds.Pod).list(project, { labelSelector: `browserfn.dev/invocation=${created.body.id}` });
+      return pods.items.length === 0 ? true : undefined;
+    }, 60_000, 200);
+    const logs = await client().request('GET', `/v1/functions/invocations/${created.body.id}/logs`);
+    assert.ok(logs.body.logs.some((l: { message: string }) => l.message.includes('waiting for first')), 'logs are durable in the API server');
+    await stopService(operator);
+  });
+
+  it('finishes an invocation across an operator restart, and hands the Lease from one replica to another', async () => {
+    const first = await start({ controllers: true, leaseNamespace: project }, { BROWSERFN_CONTROL_URL: api.url });
+    await waitFor('replica 1 to lead', async () => (first.manager?.isLeader ? true : undefined), 60_000);
+    const second = await start({ controllers: true, leaseNamespace: project }, { BROWSERFN_CONTROL_URL: api.url });
+    assert.equal(second.manager?.isLeader, false, 'only one replica leads');
+
+    const hold2 = await startHoldServer();
+    try {
+      const created = await client().request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold2.url, tag: 'across-restart' } });
+      assert.equal(created.status, 202);
+      await hold2.arrived(1);
+      await stopService(first); // releases the Lease
+      await waitFor('replica 2 to take the Lease over', async () => (second.manager?.isLeader ? true : undefined), 60_000, 100);
+      hold2.release();
+      const done = await waitInvocation(client(), created.body.id, 120_000);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+      assert.equal((done.results as { tag: string }).tag, 'across-restart');
+    } finally {
+      hold2.release();
+      await hold2.close();
+    }
+  });
+});

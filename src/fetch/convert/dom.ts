@@ -9,8 +9,59 @@ export type { AnyNode, Document, Element, Text };
 export function parseHtml(html: string): Document {
   // Outside SVG and MathML, browsers read "<![CDATA[" as a comment that ends at the next ">";
   // htmlparser2 would swallow everything up to "]]>".
-  const $ = load(withoutHtmlCdata(html), { xml: { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true } });
+  const $ = load(limitNesting(withoutHtmlCdata(html), MAX_NESTING), { xml: { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true } });
   return $.root()[0] as Document;
+}
+
+const MAX_NESTING = 512;
+const VOID_TAGS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen']);
+/** Elements pages often leave open (the parser closes them implicitly): they do not count as nesting. */
+const LOOSE_TAGS = new Set(['p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'option', 'optgroup', 'thead', 'tbody', 'tfoot', 'rb', 'rt', 'rp', 'colgroup', 'caption', 'html', 'head', 'body']);
+const RAW_TEXT_TAGS = new Set(['script', 'style', 'textarea', 'title', 'xmp', 'iframe', 'noembed', 'noframes', 'plaintext']);
+
+/**
+ * Drops the start and end tags of elements nested deeper than maxDepth, keeping their content.
+ * HTML parsers keep their stack of open elements in arrays they search and shift (htmlparser2 and
+ * parse5 both), which turns a page nested 100 000 deep into minutes of work; capped, it stays linear.
+ */
+function limitNesting(html: string, maxDepth: number): string {
+  const tags = /<!--|<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*>/g;
+  const parts: string[] = [];
+  let lower: string | undefined;
+  let depth = 0;
+  let dropped = 0;
+  let copied = 0;
+  for (let m = tags.exec(html); m; m = tags.exec(html)) {
+    if (m[0] === '<!--') {
+      const end = html.indexOf('-->', m.index + 4);
+      tags.lastIndex = end < 0 ? html.length : end + 3;
+      continue;
+    }
+    const closing = m[1] === '/';
+    const name = m[2].toLowerCase();
+    if (!closing && RAW_TEXT_TAGS.has(name)) {
+      lower ??= html.toLowerCase();
+      const end = lower.indexOf(`</${name}`, tags.lastIndex);
+      tags.lastIndex = end < 0 ? html.length : end;
+      continue;
+    }
+    if (VOID_TAGS.has(name) || LOOSE_TAGS.has(name) || m[0].endsWith('/>')) continue;
+    if (!closing) {
+      if (depth < maxDepth) depth++;
+      else {
+        parts.push(html.slice(copied, m.index));
+        copied = tags.lastIndex;
+        dropped++;
+      }
+    } else if (dropped > 0) {
+      parts.push(html.slice(copied, m.index));
+      copied = tags.lastIndex;
+      dropped--;
+    } else if (depth > 0) depth--;
+  }
+  if (copied === 0) return html;
+  parts.push(html.slice(copied));
+  return parts.join('');
 }
 
 /** Drops "<![CDATA[...>" outside scripts, in one linear scan. */

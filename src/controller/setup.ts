@@ -4,7 +4,7 @@ import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import type { Logger } from '../config/logger.js';
 import type { Metrics } from '../config/metrics.js';
-import { type BuildObject, type InvocationObject } from '../schemas/resources.js';
+import type { BuildObject, FunctionObject, InvocationObject } from '../schemas/resources.js';
 import type { PodObject } from '../schemas/pod.js';
 import { isTerminal } from '../functions/invocations.js';
 import { Controller, keyOf } from './runtime/controller.js';
@@ -12,6 +12,7 @@ import { Manager } from './runtime/manager.js';
 import type { LeaderElectionOptions } from './runtime/leader-election.js';
 import { BuildReconciler } from './reconcilers/build.js';
 import { InvocationReconciler } from './reconcilers/invocation.js';
+import { FunctionReconciler } from './reconcilers/function.js';
 import type { PodTemplateSettings } from './pods/templates.js';
 
 export interface ControllerSettings {
@@ -27,6 +28,7 @@ export interface ControllerSettings {
 export function createControllerManager(settings: ControllerSettings): Manager {
   const { cluster, metrics, log } = settings;
   const manager = new Manager(cluster, log, settings.leaderElection);
+  const functions = manager.informerFor<FunctionObject>(Kinds.Function);
   const builds = manager.informerFor<BuildObject>(Kinds.Build);
   const invocations = manager.informerFor<InvocationObject>(Kinds.Invocation);
   const pods = manager.informerFor<PodObject>(Kinds.Pod);
@@ -64,6 +66,13 @@ export function createControllerManager(settings: ControllerSettings): Manager {
     .owns(pods, Kinds.Invocation)
     .owns(configMaps, Kinds.Invocation);
 
+  const functionController = new Controller({ name: 'function', workers: 2, onQueueDepth: depth('function') }, new FunctionReconciler({ cluster, builds, log }), log)
+    .watchFor(functions)
+    .watches(builds, (build) =>
+      (build.metadata.ownerReferences ?? []).filter((ref) => ref.kind === 'Function').map((ref) => ({ namespace: build.metadata.namespace, name: ref.name })),
+    );
+
+  manager.add(functionController);
   manager.add(buildController);
   manager.add(invocationController);
   return manager;

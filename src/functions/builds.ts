@@ -38,14 +38,26 @@ export function parseBuildMetadata(raw: string | undefined): BuildRequest {
   return { entrypoint, functionNames: meta.functionNames as string[] | undefined };
 }
 
+export interface BuildOrigin {
+  labels?: Record<string, string>;
+  /** The Function a hand-written manifest's source build belongs to. */
+  owner?: KubeObject;
+}
+
 /** Creates the Build, then its archive; if the archive cannot be stored, the Build goes too. */
-export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer): Promise<BuildObject> {
+export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer, origin: BuildOrigin = {}): Promise<BuildObject> {
   const builds = cluster.resource<BuildObject>(Kinds.Build);
   const name = randomUUID();
   const build = await builds.create({
     apiVersion: 'browserfn.dev/v1alpha1',
     kind: 'Build',
-    metadata: { name, namespace: project, annotations: { [CREATED_AT_ANNOTATION]: new Date().toISOString() } },
+    metadata: {
+      name,
+      namespace: project,
+      labels: origin.labels,
+      annotations: { [CREATED_AT_ANNOTATION]: new Date().toISOString() },
+      ...(origin.owner ? { ownerReferences: [ownerReferenceTo(origin.owner, false)] } : {}),
+    },
     spec: { entrypoint: request.entrypoint, archiveConfigMap: archiveName(name), ...(request.functionNames ? { functionNames: request.functionNames } : {}) },
   });
   try {

@@ -17,17 +17,17 @@ export async function publishVersion(
   const namespace = build.metadata.namespace!;
   const functions = cluster.resource<FunctionObject>(Kinds.Function);
   const configMaps = cluster.resource(Kinds.ConfigMap);
-  const objectName = functionObjectName(report.name);
   const versionId = deterministicUuid(build.metadata.uid!, report.name);
 
   for (let attempt = 0; attempt < 8; attempt++) {
-    let fn = await functions.get(namespace, objectName);
+    // By logical name: a hand-written manifest may have any object name.
+    let fn = (await functions.list(namespace)).items.find((f) => f.spec.name === report.name && !f.metadata.deletionTimestamp);
     if (!fn) {
       try {
         fn = await functions.create({
           apiVersion: build.apiVersion,
           kind: 'Function',
-          metadata: { name: objectName, namespace, labels: { [Labels.functionName]: labelSafe(report.name) } },
+          metadata: { name: functionObjectName(report.name), namespace, labels: { [Labels.functionName]: labelSafe(report.name) } },
           spec: { name: report.name },
         });
       } catch (err) {

@@ -143,6 +143,7 @@ export const functionStatusSchema: JsonSchema = {
     observedGeneration,
     conditions,
     currentVersion: { type: 'integer', minimum: 1, description: 'The version number invocations currently run.' },
+    builtSourceHash: { type: 'string', maxLength: 64, description: 'Hash of the spec.source the controller last built (hand-written manifests).' },
   },
 };
 

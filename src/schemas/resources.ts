@@ -40,6 +40,8 @@ export interface FunctionStatus {
   observedGeneration?: number;
   conditions?: Condition[];
   currentVersion?: number;
+  /** Hash of the spec.source last built, so a source is built once per change. */
+  builtSourceHash?: string;
 }
 
 export type FunctionObject = KubeObject & { spec: FunctionSpec; status?: FunctionStatus };

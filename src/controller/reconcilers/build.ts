@@ -86,9 +86,17 @@ export class BuildReconciler implements Reconciler {
       await this.fail(build, report.cause?.code ?? 'INTERNAL_ERROR', report.cause?.message ?? 'The build failed');
       return;
     }
+    const wanted = build.spec.functionNames;
+    const functions = (report.functions ?? []).filter((fn) => !wanted || wanted.includes(fn.name));
+    const missing = (wanted ?? []).filter((name) => !functions.some((fn) => fn.name === name));
+    if (missing.length > 0) {
+      const found = (report.functions ?? []).map((fn) => `"${fn.name}"`).join(', ') || 'none';
+      await this.fail(build, 'NO_MANIFESTS_FOUND', `The source does not define ${missing.map((n) => `"${n}"`).join(', ')} with defineFn (it defines ${found})`);
+      return;
+    }
     const bundle = await this.ensureBundle(build, output);
     const built: BuiltFunction[] = [];
-    for (const fn of report.functions ?? []) built.push(await publishVersion(this.deps.cluster, build, fn, bundle.metadata.name));
+    for (const fn of functions) built.push(await publishVersion(this.deps.cluster, build, fn, bundle.metadata.name));
     await this.ownBundle(bundle, built);
     await this.setStatus(build, { phase: 'COMPLETED', endedAt: nowIso(), builtFunctions: built });
     this.observe(build, 'COMPLETED');

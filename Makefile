@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.installed
 
-.PHONY: run test bench build deps clean
+.PHONY: run test bench build deps crds control-plane control-plane-stop clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -14,14 +14,29 @@ deps: $(NODE_MODULES_STAMP)
 build: deps
 	npx tsc -b
 
+# `browserfn serve` with the embedded store; ARGS="--port 8080" passes flags through.
 run: build
 	node dist/src/cli/main.js serve $(ARGS)
 
+# Every test. The Kubernetes suites need the test control plane: it is built from Go modules when
+# missing (cached in .cache/controlplane), started here and stopped afterwards.
 test: build
-	npx mocha
+	@bash scripts/controlplane/start.sh || echo "make test: the test control plane did not start; the Kubernetes suites will say why"
+	@status=0; npx mocha || status=$$?; bash scripts/controlplane/stop.sh || true; exit $$status
 
 bench: build
-	node dist/bench/main.js
+	node dist/bench/main.js $(ARGS)
+
+# Regenerates crds/*.yaml from the JSON Schemas in src/schemas (a test checks they match).
+crds: deps
+	npx esbuild scripts/generate-crds.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/scripts/generate-crds.mjs --log-level=warning
+	node dist/scripts/generate-crds.mjs
+
+control-plane:
+	bash scripts/controlplane/start.sh
+
+control-plane-stop:
+	bash scripts/controlplane/stop.sh
 
 clean:
 	rm -rf dist

@@ -11,7 +11,7 @@ import { linkRuntimeModules } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 import { parseBuildInput } from './build-input.js';
 import { ARCHIVE_LIMITS, OUTPUT_LIMITS, type BuildTimeLimits } from './build-limits.js';
-import type { BuildReport } from './build-report.js';
+import type { BuildReport } from '../schemas/reports.js';
 import { bundleEntry } from './bundle.js';
 import { BuildDeadline } from './deadline.js';
 import { installDependencies } from './dependency-install.js';

@@ -2,7 +2,7 @@
 import { validateSessionConfig } from '../schemas/session-config.js';
 import { functionNameProblem } from '../sdk/function-name.js';
 import { BuildFailure } from './build-failure.js';
-import type { BuiltFunctionReport } from './build-report.js';
+import type { BuiltFunctionReport } from '../schemas/reports.js';
 import type { RawManifest } from './introspect.js';
 
 export function builtFunctionsOf(manifests: RawManifest[], entrypoint: string): BuiltFunctionReport[] {

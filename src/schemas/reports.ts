@@ -2,20 +2,27 @@
 // and what the control plane hands them (GET …/input).
 import type { Cause } from './resources.js';
 
+export type LogLevel = 'info' | 'warn' | 'error' | 'debug';
+
 export interface LogEntry {
-  level?: 'info' | 'warn' | 'error' | 'debug';
+  level: LogLevel;
   message: string;
+  /** RFC 3339 with milliseconds. */
   timestamp: string;
 }
 
+/** One recorded CDP event of a browser session. */
 export interface SessionLogEntry {
   method: string;
+  /** Target ID of the page the event came from. */
   pageId?: string;
+  /** CDP session ID the recorder attached to that page with. */
   sessionId?: string;
   frameId?: string;
   loaderId?: string;
-  timestamp: number | string;
-  params?: unknown;
+  /** Milliseconds since the epoch when the recorder received the event. */
+  timestamp: number;
+  params: unknown;
 }
 
 export interface BuiltFunctionReport {
@@ -28,7 +35,9 @@ export interface BuildReport {
   kind: 'build';
   phase: 'COMPLETED' | 'FAILED';
   cause?: Cause;
+  /** COMPLETED only, sorted by name. */
   functions?: BuiltFunctionReport[];
+  /** COMPLETED only: the gzip-compressed ESM bundle (bundle.mjs.gz), base64. */
   bundleGzipBase64?: string;
   logs: LogEntry[];
 }
@@ -36,12 +45,14 @@ export interface BuildReport {
 export interface InvocationReport {
   kind: 'invocation';
   phase: 'COMPLETED' | 'FAILED';
+  /** Absent when the handler returned undefined or null. */
   results?: unknown;
   cause?: Cause;
-  startedAt?: string;
-  endedAt?: string;
+  /** When the handler got the event (the agent's start when it never did). RFC 3339 ms. */
+  startedAt: string;
+  endedAt: string;
   logs: LogEntry[];
-  sessionLogs?: SessionLogEntry[];
+  sessionLogs: SessionLogEntry[];
 }
 
 export type PodReport = BuildReport | InvocationReport;
@@ -66,7 +77,7 @@ export interface InvocationInput {
 
 const logEntry = {
   type: 'object',
-  required: ['message', 'timestamp'],
+  required: ['level', 'message', 'timestamp'],
   properties: { level: { enum: ['info', 'warn', 'error', 'debug'] }, message: { type: 'string' }, timestamp: { type: 'string' } },
 };
 const cause = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64 }, message: { type: 'string' } } };

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BuildReport } from '../../src/build/build-report.js';
+import type { BuildReport } from '../../src/schemas/reports.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { BUILD_AGENT_MAIN, fixtureProject, POD_AGENT_MAIN, runAgent } from '../runtime/support/agent-process.js';
 import { TestControlPlane } from '../runtime/support/test-control-plane.js';

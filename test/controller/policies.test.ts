@@ -5,6 +5,7 @@ import { capLogs, capResults, OUTCOME_LIMITS } from '../../src/functions/outcome
 import { browserPod } from '../../src/controller/pods/templates.js';
 import { verifyPodToken } from '../../src/runtime/pod-token.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
+import type { InvocationReport } from '../../src/schemas/reports.js';
 
 describe('controller policies', () => {
   it('maps any Function name to a valid, stable, distinct object name', () => {
@@ -36,11 +37,12 @@ describe('controller policies', () => {
   });
 
   it('fails an invocation whose results exceed the cap instead of cutting them', () => {
-    const big = capResults({ kind: 'invocation', phase: 'COMPLETED', results: 'x'.repeat(OUTCOME_LIMITS.resultsBytes + 1), logs: [] });
+    const report: InvocationReport = { kind: 'invocation', phase: 'COMPLETED', startedAt: 't', endedAt: 't', logs: [], sessionLogs: [] };
+    const big = capResults({ ...report, results: 'x'.repeat(OUTCOME_LIMITS.resultsBytes + 1) });
     assert.equal(big.phase, 'FAILED');
     assert.equal(big.cause?.code, 'WORKLOAD_ERROR');
     assert.equal(big.results, undefined);
-    const small = capResults({ kind: 'invocation', phase: 'COMPLETED', results: { ok: true }, logs: [] });
+    const small = capResults({ ...report, results: { ok: true } });
     assert.deepEqual(small.results, { ok: true });
   });
 

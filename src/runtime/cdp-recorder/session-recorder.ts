@@ -3,18 +3,9 @@
 // browser level (flattened sessions), so pages opened by any client are covered from their start.
 import CDP from 'chrome-remote-interface';
 
-export interface SessionLogEntry {
-  method: string;
-  /** Target ID of the page the event came from. */
-  pageId?: string;
-  /** CDP session ID the recorder attached to that page with. */
-  sessionId?: string;
-  frameId?: string;
-  loaderId?: string;
-  /** Milliseconds since the epoch when the recorder received the event. */
-  timestamp: number;
-  params: unknown;
-}
+import type { SessionLogEntry } from '../../schemas/reports.js';
+
+export type { SessionLogEntry };
 
 export interface RecorderLimits {
   maxEntries: number;

@@ -1,15 +1,7 @@
 // What the control plane hands a browser pod (GET …/input).
-export interface InvocationInput {
-  kind: 'invocation';
-  invocationId: string;
-  functionName: string;
-  params: Record<string, unknown>;
-  sessionId: string;
-  sessionConfig: Record<string, unknown>;
-  timeoutSeconds: number;
-  region: string;
-  secrets: Record<string, string>;
-}
+import type { InvocationInput } from '../../schemas/reports.js';
+
+export type { InvocationInput };
 
 export function parseInvocationInput(value: unknown): InvocationInput {
   if (!isRecord(value) || value.kind !== 'invocation') throw new Error('pod input is not an invocation ({kind: "invocation", …})');

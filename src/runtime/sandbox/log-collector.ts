@@ -1,13 +1,8 @@
 // Log entries of a user process or a build, with a cap on the total so a chatty Function cannot
 // produce a report the control plane cannot store.
-export type LogLevel = 'info' | 'warn' | 'error' | 'debug';
+import type { LogEntry, LogLevel } from '../../schemas/reports.js';
 
-export interface LogEntry {
-  level: LogLevel;
-  message: string;
-  /** RFC 3339 with milliseconds. */
-  timestamp: string;
-}
+export type { LogEntry, LogLevel };
 
 export interface LogLimits {
   /** Sum of message lengths kept (characters). */

@@ -109,16 +109,6 @@ export function walk(root: AnyNode, visit: (node: AnyNode) => boolean | void): v
   }
 }
 
-/** Elements in post-order (children before their parent), for bottom-up aggregation. */
-export function elementsPostOrder(root: AnyNode): Element[] {
-  const pre: Element[] = [];
-  walk(root, (node) => {
-    if (isElement(node)) pre.push(node);
-  });
-  // Reverse pre-order visits every child before its parent (siblings come right to left, which is fine).
-  return pre.reverse();
-}
-
 /** Text content with whitespace collapsed. */
 export function textOf(root: AnyNode): string {
   const parts: string[] = [];

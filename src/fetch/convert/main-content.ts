@@ -6,7 +6,7 @@
 //  4. pick the element whose text maximises the expected word-level F1 against that estimate,
 //  5. inside it, drop link clusters that are a small part of it (related links, tag lists).
 // When nothing reads like content (a page of links, or almost empty) the cleaned body is returned.
-import { bodyOf, childrenOf, elementsPostOrder, isElement, walk, removeNodes, type AnyNode, type Document, type Element } from './dom.js';
+import { bodyOf, childrenOf, isElement, walk, removeNodes, type AnyNode, type Document, type Element } from './dom.js';
 import { chromeKind, isHidden, isJunk, isMainLandmark } from './boilerplate.js';
 import { collectTextBlocks } from './text-blocks.js';
 import { isBlockTag } from './markdown-writer.js';
@@ -189,25 +189,26 @@ export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, 
       links: 0,
     });
   }
-  const order: AnyNode[] = elementsPostOrder(root);
-  if (!isElement(root)) order.push(root);
-  for (const el of order) {
-    const base = own.get(el);
+  // Bottom-up sums; recursion is safe because the parser caps nesting (dom.ts).
+  const sum = (node: Element | Document): Stats => {
+    const base = own.get(node);
     const s: Stats = {
       chars: base?.chars ?? 0,
       linkChars: base?.linkChars ?? 0,
       weight: base?.weight ?? 0,
-      links: isElement(el) && el.name === 'a' ? 1 : 0,
+      links: node.type !== 'root' && (node as Element).name === 'a' ? 1 : 0,
     };
-    for (const child of childrenOf(el)) {
-      const c = stats.get(child);
-      if (!c) continue;
+    for (const child of node.children) {
+      if (!isElement(child)) continue;
+      const c = sum(child);
       s.chars += c.chars;
       s.linkChars += c.linkChars;
       s.weight += c.weight;
       s.links += c.links;
     }
-    stats.set(el, s);
-  }
+    stats.set(node, s);
+    return s;
+  };
+  sum(root);
   return stats;
 }

@@ -31,11 +31,16 @@ export async function serveOneInvocation(client: RuntimeApiClient, registry: Fun
     return;
   }
   let result: unknown;
+  // Like a Lambda runtime, stay alive while the handler is pending, even when it waits on nothing
+  // Node tracks (a promise that never settles): the deadline, not an early exit, ends it.
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
     result = await definition.handler(parsed.context, parsed.params);
   } catch (thrown) {
     await client.fail(requestId, toErrorReport(thrown));
     return;
+  } finally {
+    clearInterval(keepAlive);
   }
   let json: string | undefined;
   try {

@@ -1,6 +1,7 @@
 // Children that run untrusted or heavy code (user bundles, Chromium, npm) start `detached`, so each
 // leads its own process group and one signal to `-pid` reaches everything it spawned.
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -40,13 +41,46 @@ export function exitOf(child: ChildProcess): Promise<ExitStatus> {
   });
 }
 
-/** SIGKILLs the child's whole group and waits for the child itself to be reaped. */
+/**
+ * SIGKILLs the child's whole group and waits until the child is reaped and no other member of
+ * the group still runs (SIGKILL reaches each member on its own time; Chromium has many).
+ */
 export async function killProcessGroup(child: ChildProcess): Promise<void> {
   if (child.pid === undefined) return;
   const exited = exitOf(child);
   signalProcessGroup(child.pid, 'SIGKILL');
   await exited;
+  const deadline = Date.now() + GROUP_EXIT_WAIT_MS;
+  while (groupMembers(child.pid).length > 0 && Date.now() < deadline) {
+    signalProcessGroup(child.pid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   liveGroups.delete(child.pid);
+}
+
+const GROUP_EXIT_WAIT_MS = 5000;
+
+/** Running (not zombie) members of a process group, from /proc; empty where /proc is absent. */
+export function groupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid pgrp …; comm may hold spaces, so read after the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return members;
 }
 
 export function describeExit(status: ExitStatus): string {

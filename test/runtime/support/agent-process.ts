@@ -1,6 +1,6 @@
 // Runs an agent (pod or build) as the node agent would: a child process with the BROWSERFN_* contract.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestControlPlane } from './test-control-plane.js';
@@ -77,22 +77,7 @@ export async function runAgent(launch: AgentLaunch): Promise<{ exitCode: number 
 }
 
 /** Processes of a process group that are still running (zombies waiting for a reaper do not count). */
-export function livingGroupMembers(pgid: number): number[] {
-  const living: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // pid (comm) state ppid pgrp …; comm may contain spaces, so parse after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') living.push(Number(entry));
-  }
-  return living;
-}
+export { groupMembers as livingGroupMembers } from '../../../src/runtime/sandbox/process-group.js';
 
 /** The repository root (where test/fixtures lives), found from the compiled test file. */
 export function repositoryRoot(): string {

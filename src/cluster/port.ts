@@ -38,6 +38,11 @@ export interface DeleteOptions {
   /** Only delete when the stored object still has this uid (guards against deleting a re-created object). */
   uid?: string;
   resourceVersion?: string;
+  /**
+   * Pods: 0 removes the object at once, as a kubelet does once the pod's processes are gone; by
+   * default a pod bound to a node only gets its deletionTimestamp until its node confirms.
+   */
+  gracePeriodSeconds?: number;
 }
 
 /** Typed access to one kind. Namespaced kinds take a namespace; cluster-scoped kinds pass undefined. */

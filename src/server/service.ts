@@ -33,6 +33,12 @@ export interface ServiceOptions {
   /** Run pods bound to `nodeName` as local processes. */
   nodeAgent: boolean;
   nodeName: string;
+  /**
+   * Bind build and browser pods to this node instead of leaving them to a scheduler (a control
+   * plane without one, like the test control plane). Defaults to nodeName when this process runs
+   * the node agent.
+   */
+  podNodeName?: string;
   /** Elect one active controller set through a Lease in this namespace (operator replicas). */
   leaseNamespace?: string;
   /** Image of build and browser pods (kube). */
@@ -96,7 +102,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       manager = createControllerManager({
         cluster,
         templates: {
-          nodeName: options.nodeAgent ? options.nodeName : undefined,
+          nodeName: options.podNodeName ?? (options.nodeAgent ? options.nodeName : undefined),
           controlUrl: settings.controlUrl ?? url,
           podTokenSecret: settings.podTokenSecret,
           image: options.image,

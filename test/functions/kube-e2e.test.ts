@@ -96,7 +96,15 @@ describe('functions end to end on a real kube-apiserver', function () {
   });
 
   it('publishes and invokes through the façade; objects, pods and the node are real API objects', async () => {
-    const operator = await start({ controllers: true, leaseNamespace: project }, { BROWSERFN_CONTROL_URL: api.url });
+    const operator = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url });
+    try {
+      await publishAndInvoke(operator);
+    } finally {
+      await stopService(operator);
+    }
+  });
+
+  async function publishAndInvoke(operator: RunningService): Promise<void> {
     await waitFor('the operator to lead', async () => (operator.manager?.isLeader ? true : undefined), 60_000);
 
     const build = await publish(client(), writeProject({ 'index.ts': HOLD_FN }));
@@ -124,13 +132,12 @@ describe('functions end to end on a real kube-apiserver', function () {
     }, 60_000, 200);
     const logs = await client().request('GET', `/v1/functions/invocations/${created.body.id}/logs`);
     assert.ok(logs.body.logs.some((l: { message: string }) => l.message.includes('waiting for first')), 'logs are durable in the API server');
-    await stopService(operator);
-  });
+  }
 
   it('finishes an invocation across an operator restart, and hands the Lease from one replica to another', async () => {
-    const first = await start({ controllers: true, leaseNamespace: project }, { BROWSERFN_CONTROL_URL: api.url });
+    const first = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url });
     await waitFor('replica 1 to lead', async () => (first.manager?.isLeader ? true : undefined), 60_000);
-    const second = await start({ controllers: true, leaseNamespace: project }, { BROWSERFN_CONTROL_URL: api.url });
+    const second = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url });
     assert.equal(second.manager?.isLeader, false, 'only one replica leads');
 
     const hold2 = await startHoldServer();

@@ -53,6 +53,7 @@ async function run(opts: ServeOptions, parts: { api: boolean; controllers: boole
       kubeconfigPath: opts.kubeconfig,
       ...parts,
       nodeName: opts.nodeName ?? 'local',
+      podNodeName: process.env.BROWSERFN_POD_NODE_NAME || undefined,
       leaseNamespace: parts.lease ? (process.env.BROWSERFN_NAMESPACE ?? 'browserfn-system') : undefined,
       image: process.env.BROWSERFN_POD_IMAGE ?? 'ghcr.io/browserfn/browserfn:latest',
     },

@@ -82,7 +82,13 @@ export class KubeResourceClient<T extends KubeObject> implements ResourceClient<
     const preconditions = options.uid || options.resourceVersion ? { uid: options.uid, resourceVersion: options.resourceVersion } : undefined;
     await this.rest.requestJson('DELETE', objectPath(this.type, namespace, name), {
       // Background: the object goes now and the garbage collector removes its dependents.
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', ...(preconditions ? { preconditions } : {}) },
+      body: {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        propagationPolicy: 'Background',
+        ...(preconditions ? { preconditions } : {}),
+        ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
+      },
     });
   }
 

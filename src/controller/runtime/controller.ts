@@ -2,6 +2,7 @@
 // Reconciler. Reconcilers are level-triggered: they read the world and move it one step on.
 import type { KubeObject, ResourceType } from '../../cluster/objects.js';
 import type { Logger } from '../../config/logger.js';
+import { isConflict } from '../../cluster/port.js';
 import { WorkQueue } from './workqueue.js';
 import { Informer, objectKey } from './informer.js';
 
@@ -89,7 +90,9 @@ export class Controller {
         this.queue.forget(key);
         if (result?.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
-        this.log.warn({ controller: this.options.name, key, err: (err as Error).message }, 'reconcile failed; retrying with backoff');
+        // A conflict only means another writer got there first: the retry reads the new state.
+        const level = isConflict(err) ? 'debug' : 'warn';
+        this.log[level]({ controller: this.options.name, key, err: (err as Error).message }, 'reconcile failed; retrying with backoff');
         this.queue.addRateLimited(key);
       } finally {
         this.queue.done(key);

@@ -81,7 +81,17 @@ export class NodeAgent {
   private async sync(pod: PodObject): Promise<void> {
     if (this.stopped || pod.spec.nodeName !== this.options.nodeName) return;
     const key = objectKey(pod);
-    if (pod.metadata.deletionTimestamp) return this.stopPod(key);
+    if (pod.metadata.deletionTimestamp) {
+      // As a kubelet: stop everything of the pod, then let the API server drop the object.
+      await this.stopPod(key);
+      await this.options.cluster
+        .resource(Kinds.Pod)
+        .delete(pod.metadata.namespace, pod.metadata.name, { uid: pod.metadata.uid, gracePeriodSeconds: 0 })
+        .catch((err: unknown) => {
+          if (!isNotFound(err) && !isConflict(err)) this.options.log.warn({ pod: key, err: (err as Error).message }, 'could not finish deleting a pod');
+        });
+      return;
+    }
     if (this.local.has(key) || this.finished.has(pod.metadata.uid ?? '')) return;
     const phase = pod.status?.phase;
     if (phase === 'Succeeded' || phase === 'Failed') return;

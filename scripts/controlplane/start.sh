@@ -39,11 +39,15 @@ wait_until() {
   done
 }
 
-kubectl_admin() { "$BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" "$@"; }
+# kubectl keeps its discovery cache with the control plane (not in ~/.kube), and it is dropped
+# whenever the CRDs are applied so that new kinds, short names and categories resolve at once.
+KUBECTL_CACHE="$RUN/kubectl-cache"
+kubectl_admin() { "$BIN/kubectl" --kubeconfig "$ADMIN_KUBECONFIG" --cache-dir "$KUBECTL_CACHE" "$@"; }
 
 apply_crds() {
   kubectl_admin apply --server-side --force-conflicts -f "$CRDS" >/dev/null
   kubectl_admin wait --for condition=Established --timeout=60s -f "$CRDS" >/dev/null
+  rm -rf "$KUBECTL_CACHE"
 }
 
 api_ready() {
@@ -63,10 +67,9 @@ if pid_alive etcd && pid_alive kube-apiserver && pid_alive kube-controller-manag
   log "reusing the running control plane at https://127.0.0.1:$(cat "$RUN/api.port") (kubeconfig: $KUBECONFIG_OUT)"
   exit 0
 fi
-# A partial or dead control plane: clear it and start afresh.
-flock -u 8
+# A partial or dead control plane: clear it and start afresh (stop.sh runs under our lock).
+export BROWSERFN_CONTROLPLANE_LOCKED=1
 bash "$HERE/stop.sh" >/dev/null
-flock 8
 
 bash "$HERE/build.sh"
 
@@ -130,7 +133,8 @@ chmod 600 "$ADMIN_KUBECONFIG"
 launch() {
   local name=$1
   shift
-  setsid "$BIN/$name" "$@" >"$LOGS/$name.log" 2>&1 </dev/null &
+  # 8>&- : the daemons must not inherit (and so hold) the lock that start.sh and stop.sh take.
+  setsid "$BIN/$name" "$@" >"$LOGS/$name.log" 2>&1 </dev/null 8>&- &
   echo $! >"$RUN/$name.pid"
 }
 

@@ -10,13 +10,17 @@ BIN="$CACHE/bin"
 RUN="$CACHE/run"
 
 mkdir -p "$CACHE"
-exec 8>"$CACHE/run.lock"
-flock 8
+# start.sh calls this while it holds the lock already.
+if [[ -z "${BROWSERFN_CONTROLPLANE_LOCKED:-}" ]]; then
+  exec 8>"$CACHE/run.lock"
+  flock 8
+fi
 
 # Only a process that still runs our binary is signalled: a recycled pid is left alone.
+BIN_REAL="$(realpath -m "$BIN")"
 ours() {
   local pid=$1 name=$2
-  [[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" == "$BIN/$name"* ]]
+  [[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" == "$BIN_REAL/$name"* ]]
 }
 
 stop_one() {
@@ -38,4 +42,4 @@ stop_one() {
 stop_one kube-controller-manager
 stop_one kube-apiserver
 stop_one etcd
-rm -rf "$RUN/etcd-data" "$RUN/api.port" "$CACHE/kubeconfig"
+rm -rf "$RUN/etcd-data" "$RUN/kubectl-cache" "$RUN/api.port" "$CACHE/kubeconfig"

@@ -155,8 +155,8 @@ export function customResourceDefinition(kind: ResourceKindName): CustomResource
               description: definition.description,
               required: ['spec'],
               properties: {
-                apiVersion: { type: 'string', description: `${API_GROUP}/${API_VERSION}` },
-                kind: { type: 'string', description: kind },
+                apiVersion: { type: 'string', description: `The API version of this object: ${API_GROUP}/${API_VERSION}.` },
+                kind: { type: 'string', description: `The kind of this object: ${kind}.` },
                 metadata: { type: 'object' },
                 spec: toStructural(spec),
                 status: toStructural(status),

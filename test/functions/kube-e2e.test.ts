@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kinds } from '../../src/cluster/objects.js';
+import type { PodObject } from '../../src/schemas/pod.js';
+import { POD_GRACE_SECONDS } from '../../src/controller/pods/templates.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service.js';
@@ -145,6 +147,15 @@ describe('functions end to end on a real kube-apiserver', function () {
       const created = await client().request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold2.url, tag: 'across-restart' } });
       assert.equal(created.status, 202);
       await hold2.arrived(1);
+      const { items: pods } = await api.cluster.resource<PodObject>(Kinds.Pod).list(project, { labelSelector: `browserfn.dev/invocation=${created.body.id}` });
+      assert.deepEqual(pods[0].spec.containers.map((c) => c.name), ['chromium', 'agent'], 'Chromium and the pod agent are separate containers');
+      assert.equal(pods[0].spec.automountServiceAccountToken, false);
+      for (const c of pods[0].spec.containers) {
+        assert.equal(c.securityContext?.readOnlyRootFilesystem, true);
+        assert.deepEqual(c.securityContext?.capabilities, { drop: ['ALL'] });
+        assert.ok(c.resources?.limits?.memory, `${c.name} has a memory limit`);
+      }
+      assert.equal(pods[0].spec.activeDeadlineSeconds, 900 + POD_GRACE_SECONDS);
       await stopService(first); // releases the Lease
       await waitFor('replica 2 to take the Lease over', async () => (second.manager?.isLeader ? true : undefined), 60_000, 100);
       hold2.release();

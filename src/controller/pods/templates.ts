@@ -4,6 +4,7 @@ import { ownerReferenceTo } from '../../cluster/objects.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
 import { podToken } from '../../runtime/pod-token.js';
+import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 
 export interface PodTemplateSettings {
   /** Node the pod is bound to (the local node agent's name); unset leaves it to a scheduler. */
@@ -12,7 +13,12 @@ export interface PodTemplateSettings {
   controlUrl: string;
   podTokenSecret: string;
   image: string;
+  /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
+  chromiumSidecar?: boolean;
 }
+
+/** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
+export const SIDECAR_CDP_PORT = '9222';
 
 /** Extra time past the handler timeout for browser start-up and reporting. */
 export const POD_GRACE_SECONDS = 60;
@@ -24,11 +30,24 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
   const name = browserPodName(inv, attempt);
   const viewport = (inv.spec.sessionConfig.browserSettings as { viewport?: { width?: number; height?: number } } | undefined)?.viewport;
   const extraEnv = viewport?.width && viewport.height ? [{ name: 'BROWSERFN_VIEWPORT', value: `${viewport.width}x${viewport.height}` }] : [];
-  return podFor(inv, name, 'pod-agent', Roles.browserPod, inv.spec.timeoutSeconds + POD_GRACE_SECONDS, settings, extraEnv, {
-    [Labels.invocationName]: inv.metadata.name,
-    [Labels.functionUid]: inv.spec.functionUid,
-    [Labels.sessionId]: inv.spec.sessionId,
-  }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+  const labels = { [Labels.invocationName]: inv.metadata.name, [Labels.functionUid]: inv.spec.functionUid, [Labels.sessionId]: inv.spec.sessionId };
+  const deadline = inv.spec.timeoutSeconds + POD_GRACE_SECONDS;
+  if (!settings.chromiumSidecar) {
+    return podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, extraEnv, labels, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+  }
+  const cdpPort = { name: 'BROWSERFN_CDP_PORT', value: SIDECAR_CDP_PORT };
+  const pod = podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, [...extraEnv, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
+  const agent = pod.spec.containers[0];
+  pod.spec.containers.unshift({
+    name: 'chromium',
+    image: settings.image,
+    command: ['chromium', ...chromiumArguments('/work/chromium/profile', viewport, `$(${cdpPort.name})`)],
+    env: [cdpPort, { name: 'HOME', value: '/work/chromium' }],
+    resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+    securityContext: agent.securityContext,
+    volumeMounts: agent.volumeMounts,
+  });
+  return pod;
 }
 
 export function buildPod(build: BuildObject, settings: PodTemplateSettings): PodObject {

@@ -14,7 +14,8 @@ export interface LocalChromiumOptions {
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
 const STDERR_TAIL_CHARS = 4096;
 
-export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest['viewport']): string[] {
+/** Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar. */
+export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest['viewport'], port: number | string = 0): string[] {
   const args = [
     '--headless',
     '--no-sandbox',
@@ -28,7 +29,7 @@ export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest
     '--disable-dev-shm-usage',
     '--mute-audio',
     '--remote-debugging-address=127.0.0.1',
-    '--remote-debugging-port=0',
+    `--remote-debugging-port=${port}`,
     `--user-data-dir=${userDataDir}`,
   ];
   if (viewport?.width && viewport.height) args.push(`--window-size=${viewport.width},${viewport.height}`);

@@ -5,11 +5,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Kinds } from '../../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import { Informer, objectKey } from '../../controller/runtime/informer.js';
-import type { PodObject, PodStatus } from '../../schemas/pod.js';
+import type { Container, PodObject, PodStatus } from '../../schemas/pod.js';
 import { NodeRegistration } from './registration.js';
 
 export interface NodeAgentOptions {
@@ -24,10 +25,16 @@ export interface NodeAgentOptions {
   gracePeriodSeconds?: number;
 }
 
-interface LocalPod {
+interface LocalContainer {
+  name: string;
   child: ChildProcess;
-  dir: string;
   exited: Promise<number | null>;
+}
+
+interface LocalPod {
+  containers: LocalContainer[];
+  dir: string;
+  exited: Promise<(number | null)[]>;
   stopping: boolean;
   output: string[];
 }
@@ -100,26 +107,60 @@ export class NodeAgent {
       await this.setStatus(pod, { ...pod.status, phase: 'Failed', reason: 'NodeRestarted', message: 'the node agent restarted while the pod ran' });
       return;
     }
-    this.run(pod);
+    await this.run(pod);
   }
 
-  private run(pod: PodObject): void {
+  private async run(pod: PodObject): Promise<void> {
     const key = objectKey(pod);
-    const container = pod.spec.containers[0];
     const dir = join(this.options.workDir, `${pod.metadata.namespace}_${pod.metadata.name}_${(pod.metadata.uid ?? '').slice(0, 8)}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const local: LocalPod = { containers: [], dir, exited: Promise.resolve([]), stopping: false, output: [] };
+    this.local.set(key, local);
+    // Containers share the pod's loopback in a cluster; here pods share the machine's, so the
+    // pod's CDP port becomes a free port of its own.
+    const podEnv: Record<string, string> = {};
+    if (pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+    if (local.stopping) return;
+    for (const container of pod.spec.containers) local.containers.push(this.startContainer(key, pod, container, dir, podEnv, local.output));
+    local.exited = Promise.all(local.containers.map((c) => c.exited));
+    this.options.log.debug({ pod: key, pids: local.containers.map((c) => c.child.pid) }, 'pod started');
+    void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
+    void local.exited.then(async (codes) => {
+      this.finished.add(pod.metadata.uid ?? '');
+      this.local.delete(key);
+      killStragglers(dir);
+      rmSync(dir, { recursive: true, force: true });
+      if (local.stopping) return;
+      const ok = codes.every((code) => code === 0);
+      const status: PodStatus = {
+        phase: ok ? 'Succeeded' : 'Failed',
+        reason: ok ? 'Completed' : 'Error',
+        message: ok ? undefined : lastLines(local.output),
+        containerStatuses: local.containers.map((c, i) => ({ name: c.name, state: { terminated: { exitCode: codes[i] ?? 1 } } })),
+      };
+      this.options.log.debug({ pod: key, codes }, 'pod exited');
+      const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
+      if (fresh && fresh.metadata.uid === pod.metadata.uid) await this.setStatus(fresh, { ...fresh.status, ...status });
+    });
+  }
+
+  /** One container as one process group: its volumes are folders of the pod's folder, `$(VAR)` expanded. */
+  private startContainer(key: string, pod: PodObject, container: Container, dir: string, podEnv: Record<string, string>, output: string[]): LocalContainer {
+    const mounts = (container.volumeMounts ?? []).map((m) => ({ from: m.mountPath, to: join(dir, m.name) }));
+    for (const { to } of mounts) mkdirSync(to, { recursive: true, mode: 0o700 });
+    const localPath = (value: string) => mounts.reduce((v, m) => v.split(m.from).join(m.to), value);
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.options.baseEnv };
-    for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
-    env.BROWSERFN_POD_DIR = dir; // the container's /work volume, here a local folder
-    const [file, args] = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])]);
+    for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = localPath(e.value);
+    Object.assign(env, podEnv);
+    const expand = (arg: string) => localPath(arg).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
+    const [file, args] = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])].map(expand));
     const child = spawn(file, args, { env, cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const output: string[] = [];
     const keep = (chunk: Buffer) => {
       const text = chunk.toString();
       output.push(text);
       if (output.length > 50) output.shift();
-      this.options.log.debug({ pod: key, output: text.trimEnd() }, 'pod output');
+      this.options.log.debug({ pod: key, container: container.name, output: text.trimEnd() }, 'pod output');
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -130,38 +171,19 @@ export class NodeAgent {
         resolve(127);
       });
     });
-    const local: LocalPod = { child, dir, exited, stopping: false, output };
-    this.local.set(key, local);
-    this.options.log.debug({ pod: key, pid: child.pid }, 'pod started');
-    void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
-    void exited.then(async (code) => {
-      this.finished.add(pod.metadata.uid ?? '');
-      this.local.delete(key);
-      killStragglers(dir);
-      rmSync(dir, { recursive: true, force: true });
-      if (local.stopping) return;
-      const status: PodStatus = {
-        phase: code === 0 ? 'Succeeded' : 'Failed',
-        reason: code === 0 ? 'Completed' : 'Error',
-        message: code === 0 ? undefined : lastLines(output),
-        containerStatuses: [{ name: container.name, state: { terminated: { exitCode: code ?? 1 } } }],
-      };
-      this.options.log.debug({ pod: key, code }, 'pod exited');
-      const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
-      if (fresh && fresh.metadata.uid === pod.metadata.uid) await this.setStatus(fresh, { ...fresh.status, ...status });
-    });
+    return { name: container.name, child, exited };
   }
 
   private async stopPod(key: string): Promise<void> {
     const local = this.local.get(key);
     if (!local) return;
     local.stopping = true;
-    signalGroup(local.child, 'SIGTERM');
+    for (const c of local.containers) signalGroup(c.child, 'SIGTERM');
     const grace = (this.options.gracePeriodSeconds ?? 10) * 1000;
-    const timer = setTimeout(() => signalGroup(local.child, 'SIGKILL'), grace);
+    const timer = setTimeout(() => local.containers.forEach((c) => signalGroup(c.child, 'SIGKILL')), grace);
     await local.exited;
     clearTimeout(timer);
-    signalGroup(local.child, 'SIGKILL');
+    for (const c of local.containers) signalGroup(c.child, 'SIGKILL');
     killStragglers(local.dir);
   }
 
@@ -169,6 +191,7 @@ export class NodeAgent {
   private resolveCommand(command: string[]): [string, string[]] {
     if (command[0] === 'browserfn' && AGENT_MAINS[command[1]]) return [process.execPath, [AGENT_MAINS[command[1]], ...command.slice(2)]];
     if (command[0] === 'browserfn') return [process.execPath, [CLI_MAIN, ...command.slice(1)]];
+    if (command[0] === 'chromium') return [this.options.baseEnv?.BROWSERFN_CHROMIUM_PATH ?? 'chromium', command.slice(1)];
     return [command[0], command.slice(1)];
   }
 
@@ -190,6 +213,17 @@ export class NodeAgent {
       }
     }
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

@@ -18,6 +18,8 @@ export interface AgentSettings {
    * Chromium can start before the invocation input arrives.
    */
   viewport?: { width: number; height: number };
+  /** Set when Chromium runs as a sidecar container of the pod (BROWSERFN_CDP_PORT); unset: launch it here. */
+  sidecarCdpPort?: number;
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -36,7 +38,14 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
     viewport: viewportFrom(env.BROWSERFN_VIEWPORT),
+    sidecarCdpPort: env.BROWSERFN_CDP_PORT ? portFrom(env.BROWSERFN_CDP_PORT) : undefined,
   };
+}
+
+function portFrom(raw: string): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`BROWSERFN_CDP_PORT must be a port number, got "${raw}"`);
+  return port;
 }
 
 function viewportFrom(raw: string | undefined): AgentSettings['viewport'] {

@@ -3,6 +3,7 @@
 import { createLogger } from '../../config/logger.js';
 import type { BrowserProvider } from '../chromium/browser-provider.js';
 import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
+import { SidecarChromiumProvider } from '../chromium/sidecar-chromium-provider.js';
 import { readAgentSettings, type AgentSettings } from './agent-settings.js';
 import { ControlPlaneClient } from './control-plane-client.js';
 import { InvocationRun } from './invocation-run.js';
@@ -22,7 +23,9 @@ export async function runPodAgent(env: NodeJS.ProcessEnv, dependencies: PodAgent
     return 2;
   }
   const control = new ControlPlaneClient(settings);
-  const browsers = dependencies.browserProvider ?? new LocalChromiumProvider({ executablePath: settings.chromiumPath });
+  const browsers =
+    dependencies.browserProvider ??
+    (settings.sidecarCdpPort ? new SidecarChromiumProvider({ port: settings.sidecarCdpPort }) : new LocalChromiumProvider({ executablePath: settings.chromiumPath }));
   const run = new InvocationRun(settings, env, browsers, control, log);
   const onSigterm = () => run.terminate();
   process.on('SIGTERM', onSigterm);

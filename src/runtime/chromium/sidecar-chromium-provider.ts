@@ -1,0 +1,47 @@
+// A browser that runs as its own container next to the pod agent (Kubernetes browser pods): it
+// listens for CDP on a fixed loopback port of the pod; the lease ends by closing it over CDP.
+import CDP from 'chrome-remote-interface';
+import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
+
+export interface SidecarChromiumOptions {
+  /** The CDP port the sidecar listens on, on 127.0.0.1 (the pod's own loopback). */
+  port: number;
+  /** How long the sidecar may take to answer. */
+  startTimeoutMs?: number;
+}
+
+const POLL_MS = 25;
+
+export class SidecarChromiumProvider implements BrowserProvider {
+  constructor(private readonly options: SidecarChromiumOptions) {}
+
+  async acquire(request: BrowserRequest): Promise<LeasedBrowser> {
+    const deadline = Date.now() + (this.options.startTimeoutMs ?? 30_000);
+    const versionUrl = `http://127.0.0.1:${this.options.port}/json/version`;
+    for (;;) {
+      if (request.signal?.aborted) throw new Error('launch aborted');
+      try {
+        const response = await fetch(versionUrl, { signal: AbortSignal.timeout(2000) });
+        if (response.ok) {
+          const { webSocketDebuggerUrl } = (await response.json()) as { webSocketDebuggerUrl?: string };
+          if (webSocketDebuggerUrl) return { wsEndpoint: webSocketDebuggerUrl, release: () => closeBrowser(webSocketDebuggerUrl) };
+        }
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) throw new Error(`the Chromium sidecar did not answer on ${versionUrl} in time`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}
+
+/** Browser.close ends the sidecar's process, and with it the container. */
+async function closeBrowser(wsEndpoint: string): Promise<void> {
+  try {
+    const client = await CDP({ target: wsEndpoint, protocol: { domains: [] } as unknown as CDP.Protocol });
+    await client.send('Browser.close' as never).catch(() => undefined);
+    await client.close().catch(() => undefined);
+  } catch {
+    // already gone
+  }
+}

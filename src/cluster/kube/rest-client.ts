@@ -53,7 +53,10 @@ export class KubeRestClient {
    */
   async openStream(path: string, query: Query): Promise<{ request: ClientRequest; response: IncomingMessage }> {
     const request = await this.open('GET', path, query);
+    // The answer's headers must come in time; the stream itself may then stay quiet for minutes.
+    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(new Error(`GET ${path}: no answer from ${this.serverUrl} within ${REQUEST_TIMEOUT_MS} ms`)));
     const response = await responseOf(request);
+    request.setTimeout(0);
     if (response.statusCode !== 200) {
       const text = await readAll(response).catch(() => '');
       throw errorFromStatus(response.statusCode ?? 0, parseBody(response, text), `GET ${path}`);

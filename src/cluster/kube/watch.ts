@@ -2,7 +2,7 @@
 // timeoutSeconds; the watch then resumes from the last resourceVersion it saw (bookmarks included,
 // so a quiet watch does not fall behind the server's history). Anything else ends the watch and is
 // reported through onError: ERROR events (410 Gone → GoneError), refused reconnects, a dropped
-// connection, a stream silent past its deadline, or a throwing handler. The owner (the informer)
+// connection, a request the server never ends, or a throwing handler. The owner (the informer)
 // restarts with backoff. Every connection's socket is closed before the next one is needed.
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { KubeObject, ResourceType } from '../objects.js';
@@ -11,8 +11,8 @@ import { errorFromStatus, isApiStatus } from './errors.js';
 import { fromServer } from './normalize.js';
 import type { KubeRestClient, Query } from './rest-client.js';
 
-/** A stream that stays silent this long past its own timeoutSeconds is taken as a dead connection. */
-const SILENCE_GRACE_SECONDS = 30;
+/** A request the server has not ended this long after its own timeoutSeconds is taken as a dead connection. */
+const END_GRACE_SECONDS = 30;
 
 export interface WatchRequest {
   path: string;
@@ -82,18 +82,15 @@ export class KubeWatch<T extends KubeObject> implements Watch {
       timeoutSeconds: String(timeoutSeconds),
     });
     const connection: Connection = { request, closed: new Promise((resolve) => request.once('close', () => resolve())) };
-    if (this.ended) {
-      request.destroy();
-      await connection.closed;
-      return;
-    }
     this.connection = connection;
     connection.deadline = setTimeout(
-      () => this.fail(new Error(`the watch on ${this.target.path} sent nothing for ${timeoutSeconds + SILENCE_GRACE_SECONDS} s although the server should have ended it after ${timeoutSeconds} s; the connection is taken as lost`)),
-      (timeoutSeconds + SILENCE_GRACE_SECONDS) * 1000,
+      () => this.fail(new Error(`the server did not end the watch request on ${this.target.path} within ${timeoutSeconds + END_GRACE_SECONDS} s although it asked for ${timeoutSeconds} s; the connection is taken as lost`)),
+      (timeoutSeconds + END_GRACE_SECONDS) * 1000,
     );
     connection.deadline.unref();
     this.consume(connection, response);
+    // stop() came while this request was being opened: close it now (its listeners are in place).
+    if (this.ended) await this.disconnect();
   }
 
   private consume(connection: Connection, response: IncomingMessage): void {

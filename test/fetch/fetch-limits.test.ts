@@ -159,6 +159,7 @@ describe('POST /v1/fetch limits', function () {
       const delay = monitorEventLoopDelay({ resolution: 10 });
       try {
         let bigDone = false;
+        const started = performance.now();
         const big = api.post({ url: `${upstream.url}/big`, format: 'markdown' }).then((r) => {
           bigDone = true;
           return r;
@@ -173,10 +174,13 @@ describe('POST /v1/fetch limits', function () {
         }
         delay.disable();
         const { status, body } = await big;
+        const wall = performance.now() - started;
         assert.equal(status, 200);
         assert.match(body.content, /^# Synthetic article/);
         assert.ok(servedDuring >= 3, `only ${servedDuring} requests were served during the conversion`);
-        assert.ok(delay.max / 1e6 < 250, `event loop blocked for ${(delay.max / 1e6).toFixed(0)} ms`);
+        // On the request thread the loop would stall for the whole conversion; scheduling on a busy
+        // machine still causes short stalls, so the bound is relative to the conversion's duration.
+        assert.ok(delay.max / 1e6 < 0.3 * wall, `event loop blocked for ${(delay.max / 1e6).toFixed(0)} ms of ${wall.toFixed(0)} ms`);
       } finally {
         delay.disable();
         await api.close();

@@ -3,8 +3,9 @@
 //  2. drop hidden elements and page chrome (navigation, headers, footers, banners, dialogs),
 //     unless they hold a big share of the text (anti-flicker wrappers, "has-sidebar" layouts),
 //  3. give every text block a probability of being content (content-model.ts),
-//  4. pick the element whose text maximises the expected word-level F1 against that estimate,
-//  5. inside it, drop link clusters that are a small part of it (related links, tag lists).
+//  4. pick the element whose text maximises the expected F0.5 (precision weighs more) against
+//     that estimate,
+//  5. inside it, drop link-only fragments ("Reply", "Share", tag chips).
 // When nothing reads like content (a page of links, or almost empty) the cleaned body is returned.
 import { bodyOf, childrenOf, isElement, walk, removeNodes, type AnyNode, type Document, type Element } from './dom.js';
 import { chromeKind, isHidden, isJunk, isMainLandmark } from './boilerplate.js';
@@ -15,21 +16,13 @@ import { BLOCK_WEIGHTS, contentProbability } from './content-model.js';
 export interface Tuning {
   /** Chrome elements holding more than this share of the page's text are kept (they wrap content). */
   chromeGuardShare: number;
-  /** Link density above which a cluster of links inside the content is navigation. */
-  linkDensityCutoff: number;
-  /** Whether link clusters inside the content are dropped. */
-  pruneLinkClusters: boolean;
   /** Weights of the block model (content-model.ts). */
   blockWeights: readonly number[];
   /** F-beta the container choice maximises: below 1 favours precision. */
   beta: number;
-  /** Exponent on the block probability. */
-  sharpness: number;
-  /** Inside the content, the direct text of blocks less likely than this to be content is dropped. */
-  blockCutoff: number;
 }
 
-export const DEFAULT_TUNING: Tuning = { chromeGuardShare: 0.4, linkDensityCutoff: 0.6, pruneLinkClusters: false, blockWeights: BLOCK_WEIGHTS, beta: 0.5, sharpness: 1, blockCutoff: 0 };
+export const DEFAULT_TUNING: Tuning = { chromeGuardShare: 0.4, blockWeights: BLOCK_WEIGHTS, beta: 0.5 };
 
 export interface Stats {
   /** Non-space characters of text. */
@@ -38,8 +31,6 @@ export interface Stats {
   linkChars: number;
   /** Expected content characters: Σ P(content) · chars over the blocks inside. */
   weight: number;
-  /** Links (<a> elements). */
-  links: number;
 }
 
 export interface MainContent {
@@ -75,8 +66,7 @@ export function extractMainContent(doc: Document, tuning: Tuning = DEFAULT_TUNIN
       container = node as Element | Document;
     }
   });
-  if (tuning.pruneLinkClusters) pruneLinkClusters(container, stats, tuning);
-  if (tuning.blockCutoff > 0) dropUnlikelyText(container, tuning);
+  dropLinkFragments(container);
   return { roots: [container], wholePage: container === body };
 }
 
@@ -97,6 +87,15 @@ function removeNever(root: Element | Document): void {
 
 function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Stats>, tuning: Tuning): void {
   const totalChars = stats.get(root)?.chars ?? 0;
+  // The text the page itself marks as its main content (<main>, <article>, role=main).
+  let landmarkChars = 0;
+  walk(root, (node) => {
+    if (!isElement(node)) return;
+    if (node.name === 'main' || node.name === 'article' || node.attribs.role === 'main') {
+      landmarkChars += stats.get(node)?.chars ?? 0;
+      return false;
+    }
+  });
   const doomed: AnyNode[] = [];
   walk(root, (node) => {
     if (!isElement(node) || node === root) return;
@@ -109,7 +108,12 @@ function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Sta
     }
     if (isMainLandmark(node)) return;
     const kind = chromeKind(node);
-    if (!kind || big) return;
+    if (!kind) return;
+    // A big chrome element is kept (it may wrap the content) unless the page marks substantial
+    // main content elsewhere: then a big <footer> is a big footer.
+    if (big && (kind !== 'tag' || landmarkChars < Math.max(500, 0.15 * totalChars) || containsLandmark(node))) return;
+    // An article's own header holds its title and standfirst.
+    if (node.name === 'header' && insideLandmark(node)) return;
     if (containsLandmark(node)) return;
     // Cards of a listing share one class name; together they are the content, not chrome.
     if (kind === 'name' && siblingGroupChars(node, stats) > tuning.chromeGuardShare * totalChars) return;
@@ -129,6 +133,11 @@ function siblingGroupChars(el: Element, stats: Map<AnyNode, Stats>): number {
   return sum;
 }
 
+function insideLandmark(el: Element): boolean {
+  for (let p = el.parent; p && isElement(p); p = p.parent) if (p.name === 'main' || p.name === 'article' || p.attribs.role === 'main') return true;
+  return false;
+}
+
 function containsLandmark(el: Element): boolean {
   let found = false;
   walk(el, (node) => {
@@ -138,36 +147,13 @@ function containsLandmark(el: Element): boolean {
   return found;
 }
 
-/** Inside the content, clusters of links that are a small part of it are navigation. */
-function pruneLinkClusters(container: Element | Document, stats: Map<AnyNode, Stats>, tuning: Tuning): void {
-  const totalChars = stats.get(container)?.chars ?? 0;
+/** Inside the content, the text of link-only fragments outside lists and tables goes; nested blocks stay. */
+function dropLinkFragments(container: Element | Document): void {
   const doomed: AnyNode[] = [];
-  walk(container, (node) => {
-    if (!isElement(node) || node === container) return;
-    const s = stats.get(node);
-    if (!s || s.chars === 0) return;
-    const density = s.linkChars / s.chars;
-    // One link (a card's title) is not a cluster.
-    if (density <= tuning.linkDensityCutoff || s.links < 2) return;
-    // A link-dense block that is a big part of the content is a listing: keep it whole.
-    if (s.chars > 0.25 * totalChars) return false;
-    doomed.push(node);
-    return false;
-  });
-  removeNodes(doomed);
-}
-
-/**
- * Inside the content, the text of blocks that are unlikely content goes (bylines, vote counts,
- * "Reply" buttons, signatures); nested blocks stay.
- */
-function dropUnlikelyText(container: Element | Document, tuning: Tuning): void {
-  const blocks = collectTextBlocks(container);
-  const page = { hasLandmark: blocks.some((b) => b.inLandmark) };
-  const doomed: AnyNode[] = [];
-  for (const block of blocks) {
-    if (block.owner === container) continue;
-    if (contentProbability(block, page, tuning.blockWeights) >= tuning.blockCutoff) continue;
+  for (const block of collectTextBlocks(container)) {
+    if (block.owner === container || block.chars === 0 || block.linkChars !== block.chars || block.words > 3) continue;
+    const tag = (block.owner as Element).name;
+    if (tag === 'li' || tag === 'td' || tag === 'th') continue;
     for (const child of childrenOf(block.owner)) {
       if (!isElement(child) || !isBlockTag(child.name)) doomed.push(child);
     }
@@ -175,7 +161,7 @@ function dropUnlikelyText(container: Element | Document, tuning: Tuning): void {
   removeNodes(doomed);
 }
 
-/** Characters, link characters, links and content weight of every element, bottom-up. */
+/** Characters, link characters and content weight of every element, bottom-up. */
 export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, Stats> {
   const stats = new Map<AnyNode, Stats>();
   const blocks = collectTextBlocks(root);
@@ -185,8 +171,7 @@ export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, 
     own.set(block.owner, {
       chars: block.chars,
       linkChars: block.linkChars,
-      weight: block.chars * contentProbability(block, page, tuning.blockWeights) ** tuning.sharpness,
-      links: 0,
+      weight: block.chars * contentProbability(block, page, tuning.blockWeights),
     });
   }
   // Bottom-up sums; recursion is safe because the parser caps nesting (dom.ts).
@@ -196,7 +181,6 @@ export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, 
       chars: base?.chars ?? 0,
       linkChars: base?.linkChars ?? 0,
       weight: base?.weight ?? 0,
-      links: node.type !== 'root' && (node as Element).name === 'a' ? 1 : 0,
     };
     for (const child of node.children) {
       if (!isElement(child)) continue;
@@ -204,7 +188,6 @@ export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, 
       s.chars += c.chars;
       s.linkChars += c.linkChars;
       s.weight += c.weight;
-      s.links += c.links;
     }
     stats.set(node, s);
     return s;

@@ -1,7 +1,7 @@
 // DOM → GitHub-flavoured markdown in one pass. Output is collected in arrays and joined once, so
 // the cost is linear in the page (node-html-markdown re-reads its output per node: quadratic).
 // Nesting deeper than MAX_DEPTH is flattened to plain text: bounded recursion, bounded indentation.
-import { isElement, isText, textOf, type AnyNode, type Element } from './dom.js';
+import { childrenOf, findFirst, isElement, isText, textOf, type AnyNode, type Element } from './dom.js';
 import { absoluteImage, absoluteLink, imageSource } from './urls.js';
 
 const MAX_DEPTH = 200;
@@ -189,6 +189,8 @@ export class MarkdownWriter {
   /** Texts under the roots, computed on the first image that has alt text. */
   private visibleTexts: Set<string> | undefined;
   private roots: AnyNode[] = [];
+  /** Parent element → its first slide when it is a gallery, null when it is not. */
+  private galleries = new Map<AnyNode, AnyNode | null>();
 
   constructor(private readonly options: MarkdownOptions) {}
 
@@ -198,6 +200,7 @@ export class MarkdownWriter {
     this.seenImages = new Set();
     this.roots = roots;
     this.visibleTexts = undefined;
+    this.galleries = new Map();
     const sink = new BlockSink(this.seen);
     for (const root of roots) this.node(root, sink, { depth: 0, listLevel: 0, inLink: false });
     return sink.join().replace(/\n{3,}/g, '\n\n').trim();
@@ -324,7 +327,7 @@ export class MarkdownWriter {
     const src = absoluteImage(imageSource(img), this.options.base);
     if (!src || this.seenImages.has(src)) return '';
     this.seenImages.add(src);
-    if (isIcon(img)) return '';
+    if (isIcon(img) || this.inLaterSlide(img)) return '';
     let alt = (img.attribs.alt ?? '').replace(/\s+/g, ' ').trim();
     // A card's thumbnail usually repeats the card's title as its alt text: say it once.
     if (alt) {
@@ -332,6 +335,24 @@ export class MarkdownWriter {
       if (this.visibleTexts.has(alt.toLowerCase())) alt = '';
     }
     return `![${alt.replace(/[[\]\\]/g, '\\$&')}](${linkTarget(src)})`;
+  }
+
+  /**
+   * Galleries and carousels (three or more sibling slides holding only images) show one picture at
+   * a time; the markdown keeps the first slide's image instead of listing every shot.
+   */
+  private inLaterSlide(img: Element): boolean {
+    let slide: AnyNode = img;
+    for (let level = 0; level < 4 && slide.parent; level++, slide = slide.parent) {
+      const parent = slide.parent;
+      let first = this.galleries.get(parent);
+      if (first === undefined) {
+        first = firstSlideOf(parent);
+        this.galleries.set(parent, first);
+      }
+      if (first) return slide !== first;
+    }
+    return false;
   }
 
   private link(a: Element, sink: BlockSink, ctx: Context): void {
@@ -437,6 +458,15 @@ export class MarkdownWriter {
     lines.splice(1, 0, `| ${Array.from({ length: width }, () => '---').join(' | ')} |`);
     sink.block(lines.join('\n'));
   }
+}
+
+function firstSlideOf(parent: AnyNode): AnyNode | null {
+  const slides = childrenOf(parent).filter(isElement);
+  if (slides.length < 3) return null;
+  for (const slide of slides) {
+    if (!(slide.name === 'img' || findFirst(slide, (el) => el.name === 'img')) || textOf(slide) !== '') return null;
+  }
+  return slides[0];
 }
 
 /** Tracking pixels and interface icons: explicitly tiny. */

@@ -83,9 +83,15 @@ if (unavailable) {
     });
 
     describeClusterConformance('kube (kube-apiserver, etcd, garbage collector)', async () => {
-      const cluster = await openKubeCluster({ kubeconfigPath });
+      let cluster = await openKubeCluster({ kubeconfigPath });
       return {
         cluster,
+        // A restart of our process: the state lives in the API server, a new client finds it there.
+        reopen: async () => {
+          await cluster.close();
+          cluster = await openKubeCluster({ kubeconfigPath });
+          return cluster;
+        },
         cleanup: async () => {
           await deleteNamespaces(cluster, 'conformance-');
           await cluster.close();

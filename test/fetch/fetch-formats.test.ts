@@ -35,6 +35,15 @@ const PRODUCT = `<!doctype html><html><head><title>Kettle</title>
 <h2>Features</h2><ul><li>Auto shut-off</li><li>Limescale filter</li></ul>
 <div class="review">Great kettle, five stars</div></body></html>`;
 
+const LISTING = `<html><body><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav><h1>Kettles</h1>
+<div class="results">
+ <div class="card"><h3><a href="/p/1">Red kettle</a></h3><span class="price">$19.99</span><p>A red kettle for small kitchens.</p></div>
+ <div class="card"><h3><a href="/p/2">Blue kettle</a></h3><span class="price">$24.50</span><p>A blue kettle with a filter.</p></div>
+ <div class="card"><h3><a href="/p/3">Green kettle</a></h3><span class="price">$1,099.00</span><p>The luxury green kettle.</p></div>
+</div>
+<table><tr><th>Name</th><th>Population</th><th>Country</th></tr><tr><td>Paris</td><td>2,100,000</td><td>France</td></tr><tr><td>Rome</td><td>2,800,000</td><td>Italy</td></tr></table>
+</body></html>`;
+
 const PLAIN_PRODUCT = `<html><body><h1>Desk lamp</h1><p class="cost">Now only 1.299,00 kr</p><p>Status: out of stock</p>
 <span id="product-code">LMP-77</span></body></html>`;
 
@@ -48,6 +57,7 @@ describe('POST /v1/fetch formats', function () {
       const path = req.url ?? '/';
       if (path === '/docs/guide') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-upstream': 'yes' }).end(ARTICLE);
       else if (path === '/product') res.writeHead(200, { 'content-type': 'text/html' }).end(PRODUCT);
+      else if (path === '/listing') res.writeHead(200, { 'content-type': 'text/html' }).end(LISTING);
       else if (path === '/plain-product') res.writeHead(200, { 'content-type': 'text/html' }).end(PLAIN_PRODUCT);
       else if (path === '/missing') res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body><h1>Not here</h1><p>This page does not exist, sorry about that.</p></body></html>');
       else if (path === '/binary') res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]));
@@ -256,6 +266,46 @@ describe('POST /v1/fetch formats', function () {
         schema: { type: 'object', properties: { features: { type: 'array', items: { type: 'string' } }, capacity: { type: 'string' }, weight: { type: 'number' } } },
       });
       assert.deepEqual(body.content, { features: ['Auto shut-off', 'Limescale filter'], capacity: '1,7 l', weight: 1234.5 });
+    });
+
+    it('builds arrays of objects from repeated elements and from tables, whichever fills more', async () => {
+      const { body } = await api.post({
+        url: `${upstream.url}/listing`,
+        format: 'json',
+        schema: {
+          type: 'object',
+          properties: {
+            products: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, url: { type: 'string', format: 'uri' } } } },
+            cities: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, population: { type: 'integer' }, country: { type: 'string' } } } },
+          },
+        },
+      });
+      assert.deepEqual(body.content.products, [
+        { name: 'Red kettle', price: 19.99, url: `${upstream.url}/p/1` },
+        { name: 'Blue kettle', price: 24.5, url: `${upstream.url}/p/2` },
+        { name: 'Green kettle', price: 1099, url: `${upstream.url}/p/3` },
+      ]);
+      assert.deepEqual(body.content.cities, [
+        { name: 'Paris', population: 2100000, country: 'France' },
+        { name: 'Rome', population: 2800000, country: 'Italy' },
+      ]);
+    });
+
+    it('an x-extract selector on an array makes each match an item scope', async () => {
+      const { body } = await api.post({
+        url: `${upstream.url}/listing`,
+        format: 'json',
+        schema: {
+          type: 'array',
+          'x-extract': '.card',
+          items: { type: 'object', properties: { title: { type: 'string', 'x-extract': 'h3' }, cost: { type: 'number', 'x-extract': { selector: '.price', regex: '\\$([\\d,.]+)' } } } },
+        },
+      });
+      assert.deepEqual(body.content, [
+        { title: 'Red kettle', cost: 19.99 },
+        { title: 'Blue kettle', cost: 24.5 },
+        { title: 'Green kettle', cost: 1099 },
+      ]);
     });
 
     it('extracts from a JSON body by key, at any depth', async () => {

@@ -332,10 +332,24 @@ function extractArray(page: Page, schema: ValueSchema, path: string, at: Scope, 
       const found = collect(entities.map((e) => extractObject(page, itemSchema, `${path}[]`, { scope: emptyScope(), entity: e, topLevel: false })));
       if (found) return found;
     }
-    const rows = tableRows(at.scope.root, itemSchema);
-    if (rows) return collect(rows.map((row) => fromEntityOnly(row, itemSchema, page.base)));
-    const items = repeatedItems(at.scope.root);
-    return collect(items.map((el) => extractObject(page, itemSchema, `${path}[]`, { scope: scopeOf(el), topLevel: false })));
+    // Tables whose header names item properties, and groups of repeated elements, compete on how
+    // many of the item's properties their first items fill.
+    const filled = (items: Record<string, unknown>[]): number =>
+      items.slice(0, 3).reduce((sum, item) => sum + Object.keys(item).length, 0) / Math.min(3, Math.max(1, items.length));
+    let best: Record<string, unknown>[] = [];
+    let bestFill = 0;
+    const consider = (items: Record<string, unknown>[]): void => {
+      const fill = filled(items);
+      if (fill > bestFill || (fill === bestFill && items.length > best.length)) {
+        best = items;
+        bestFill = fill;
+      }
+    };
+    for (const rows of tableRows(at.scope.root, itemSchema)) consider(rows.map((row) => fromEntityOnly(row, itemSchema, page.base) as Record<string, unknown>));
+    for (const group of repeatedGroups(at.scope.root)) {
+      consider(group.slice(0, MAX_ARRAY_ITEMS).map((el) => extractObject(page, itemSchema, `${path}[]`, { scope: scopeOf(el), topLevel: false })));
+    }
+    return collect(best);
   }
   // Arrays of scalars.
   const context = { kind: profileProperty(profile.name, itemSchema).kind ?? profile.kind, base: page.base };
@@ -384,9 +398,10 @@ function itemEntities(page: Page, at: Scope, profile: PropertyProfile, itemSchem
   return groups[0] ?? [];
 }
 
-/** Rows of the first table whose header cells name at least one item property, as entities. */
-function tableRows(root: Element | Document, itemSchema: ValueSchema): Entity[] | undefined {
+/** For each table whose header cells name at least one item property: its rows as entities. */
+function tableRows(root: Element | Document, itemSchema: ValueSchema): Entity[][] {
   const props = Object.entries(itemSchema.properties ?? {}).map(([n, s]) => profileProperty(n, s));
+  const tables: Entity[][] = [];
   for (const table of findAll(root, (el) => el.name === 'table')) {
     const rows = findAll(table, (el) => el.name === 'tr');
     if (rows.length < 2) continue;
@@ -394,24 +409,25 @@ function tableRows(root: Element | Document, itemSchema: ValueSchema): Entity[] 
     const header = cellsOf(rows[0]).map((c) => compactName(textOf(c)));
     const columns = header.map((h) => props.find((p) => p.aliases.has(h) || p.words.some((w) => h === w))?.name);
     if (!columns.some((c) => c !== undefined)) continue;
-    return rows.slice(1).map((tr) => {
-      const entity: Entity = {};
-      cellsOf(tr).forEach((cell, i) => {
-        const column = columns[i];
-        if (!column) return;
-        const link = findFirst(cell, (el) => el.name === 'a' && !!el.attribs.href);
-        entity[column] = props.find((p) => p.name === column)?.kind === 'url' && link ? link.attribs.href : textOf(cell);
-      });
-      return entity;
-    });
+    tables.push(
+      rows.slice(1).map((tr) => {
+        const entity: Entity = {};
+        cellsOf(tr).forEach((cell, i) => {
+          const column = columns[i];
+          if (!column) return;
+          const link = findFirst(cell, (el) => el.name === 'a' && !!el.attribs.href);
+          entity[column] = props.find((p) => p.name === column)?.kind === 'url' && link ? link.attribs.href : textOf(cell);
+        });
+        return entity;
+      }),
+    );
   }
-  return undefined;
+  return tables;
 }
 
-/** The biggest group of sibling elements sharing tag and class, each holding text: cards, rows, results. */
-function repeatedItems(root: Element | Document): Element[] {
-  let best: Element[] = [];
-  let bestScore = 0;
+/** The biggest groups of sibling elements sharing tag and class, each holding text: cards, rows, results. */
+function repeatedGroups(root: Element | Document, keep = 5): Element[][] {
+  const scored: { group: Element[]; score: number }[] = [];
   walk(root, (node) => {
     if (!('children' in node)) return;
     const groups = new Map<string, Element[]>();
@@ -425,14 +441,13 @@ function repeatedItems(root: Element | Document): Element[] {
     for (const group of groups.values()) {
       if (group.length < 2) continue;
       const chars = group.reduce((sum, el) => sum + Math.min(textOf(el).length, 400), 0);
-      const score = chars * Math.log2(group.length + 1);
-      if (score > bestScore) {
-        bestScore = score;
-        best = group;
-      }
+      if (chars > 0) scored.push({ group, score: chars * Math.log2(group.length + 1) });
     }
   });
-  return best;
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, keep)
+    .map((s) => s.group);
 }
 
 /** The items of the first list after a heading that names the property. */

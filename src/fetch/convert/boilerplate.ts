@@ -33,7 +33,11 @@ const CONTENT_WORDS = new Set([
   'answer', 'question', 'message', 'thread', 'topic', 'blog', 'docs', 'documentation', 'page',
 ]);
 
-const HIDDEN_NAMES = new Set(['hidden', 'sr-only', 'visually-hidden', 'screen-reader-text', 'visuallyhidden', 'd-none', 'is-hidden', 'hide']);
+const HIDDEN_NAMES = new Set([
+  'hidden', 'sr-only', 'visually-hidden', 'screen-reader-text', 'visuallyhidden', 'd-none', 'is-hidden', 'hide', 'clipped',
+  'a-offscreen', 'offscreen', 'screenreader-only', 'sr-text', 'u-visually-hidden', 'is-visually-hidden', 'element-invisible',
+  'invisible', 'visually-hidden-focusable', 'assistive-text', 'a11y-hidden',
+]);
 
 export function nameTokens(el: Element): string[] {
   return `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`.split(/\s+/).filter((t) => t !== '');

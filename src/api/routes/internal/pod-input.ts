@@ -3,7 +3,6 @@ import { authorizePod, podParamsSchema } from './pod-access.js';
 import type { BuildInput, InvocationInput } from '../../../schemas/reports.js';
 import { getFunctionObject } from '../../../functions/lookup.js';
 import { resolveFunctionSecrets } from '../../../secrets/resolve.js';
-
 import { REGION } from '../../../functions/region.js';
 
 export default defineRoute<{ namespace: string; name: string }, unknown, unknown>({

@@ -2,6 +2,7 @@
 // delivered (whatever the build's outcome), 1 when it could not be, 2 on bad settings.
 import { createLogger } from '../config/logger.js';
 import { readAgentSettings, type AgentSettings } from '../runtime/pod-agent/agent-settings.js';
+import { runAndReport } from '../runtime/agent-run.js';
 import { ControlPlaneClient } from '../runtime/pod-agent/control-plane-client.js';
 import { buildTimeLimits, type BuildTimeLimits } from './build-limits.js';
 import { BuildRun } from './build-run.js';
@@ -19,19 +20,9 @@ export async function runBuildAgent(env: NodeJS.ProcessEnv): Promise<number> {
   }
   const control = new ControlPlaneClient(settings);
   const run = new BuildRun(settings, env, limits, control, log);
-  const onSigterm = () => run.terminate();
-  process.on('SIGTERM', onSigterm);
-  try {
-    const report = await run.execute();
-    log.info({ phase: report.phase, cause: report.cause?.code, functions: report.functions?.map((fn) => fn.name) }, 'build ended');
-    try {
-      await control.postReport(report);
-      return 0;
-    } catch (error) {
-      log.error({ err: error }, 'could not deliver the report');
-      return 1;
-    }
-  } finally {
-    process.off('SIGTERM', onSigterm);
-  }
+  return runAndReport(run, (report) => control.postReport(report), log, (report) => ({
+    phase: report.phase,
+    cause: report.cause?.code,
+    functions: report.functions?.map((fn) => fn.name),
+  }));
 }

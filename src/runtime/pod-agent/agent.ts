@@ -5,6 +5,7 @@ import type { BrowserProvider } from '../chromium/browser-provider.js';
 import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
 import { SidecarChromiumProvider } from '../chromium/sidecar-chromium-provider.js';
 import { readAgentSettings, type AgentSettings } from './agent-settings.js';
+import { runAndReport } from '../agent-run.js';
 import { ControlPlaneClient } from './control-plane-client.js';
 import { InvocationRun } from './invocation-run.js';
 
@@ -27,19 +28,5 @@ export async function runPodAgent(env: NodeJS.ProcessEnv, dependencies: PodAgent
     dependencies.browserProvider ??
     (settings.sidecarCdpPort ? new SidecarChromiumProvider({ port: settings.sidecarCdpPort }) : new LocalChromiumProvider({ executablePath: settings.chromiumPath }));
   const run = new InvocationRun(settings, env, browsers, control, log);
-  const onSigterm = () => run.terminate();
-  process.on('SIGTERM', onSigterm);
-  try {
-    const report = await run.execute();
-    try {
-      await control.postReport(report);
-      log.info({ phase: report.phase }, 'report delivered');
-      return 0;
-    } catch (error) {
-      log.error({ err: error }, 'could not deliver the report');
-      return 1;
-    }
-  } finally {
-    process.off('SIGTERM', onSigterm);
-  }
+  return runAndReport(run, (report) => control.postReport(report), log, (report) => ({ phase: report.phase }));
 }

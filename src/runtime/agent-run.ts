@@ -1,0 +1,28 @@
+// What the pod and build agents share: run once, stop early on SIGTERM, deliver the report.
+// Exit code 0 when the report was delivered (whatever the outcome), 1 when it could not be.
+import type { Logger } from '../config/logger.js';
+import type { PodReport } from '../schemas/reports.js';
+
+export interface AgentRun<R extends PodReport> {
+  execute(): Promise<R>;
+  /** SIGTERM: end now and report what is known. */
+  terminate(): void;
+}
+
+export async function runAndReport<R extends PodReport>(run: AgentRun<R>, deliver: (report: R) => Promise<void>, log: Logger, summary: (report: R) => object): Promise<number> {
+  const onSigterm = () => run.terminate();
+  process.on('SIGTERM', onSigterm);
+  try {
+    const report = await run.execute();
+    try {
+      await deliver(report);
+      log.info(summary(report), 'report delivered');
+      return 0;
+    } catch (error) {
+      log.error({ err: error }, 'could not deliver the report');
+      return 1;
+    }
+  } finally {
+    process.off('SIGTERM', onSigterm);
+  }
+}

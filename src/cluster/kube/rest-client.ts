@@ -73,7 +73,8 @@ export class KubeRestClient {
     const options: https.RequestOptions = {};
     // Credentials and TLS material per request: exec plugins and token files may rotate them.
     await this.config.applyToHTTPSOptions(options);
-    const url = new URL(path, this.server);
+    // Kept as a prefix: some servers sit under a path (https://host/k8s/clusters/c1).
+    const url = new URL(this.server.origin + this.server.pathname.replace(/\/$/, '') + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     const request = (this.server.protocol === 'http:' ? http.request : https.request)(url, {
       ...options,

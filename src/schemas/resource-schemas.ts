@@ -128,7 +128,8 @@ export const functionSpecSchema: JsonSchema = {
     },
     secrets: {
       type: 'array',
-      maxItems: 100,
+      // Enough for the spec's pages of 1000; 5000 IDs keep the object far below etcd's 1.5 MB.
+      maxItems: 5000,
       description: 'IDs of the project secrets attached to this Function; their values reach its invocations as ctx.secrets.',
       items: { type: 'string', minLength: 1, maxLength: 253 },
     },

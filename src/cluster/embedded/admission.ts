@@ -6,6 +6,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, ObjectMeta, ResourceType } from '../objects.js';
 import { apiVersionOf } from '../objects.js';
 import { InvalidError } from '../port.js';
+import { API_GROUP } from '../objects.js';
+import { resourceProblems, type ResourceKindName } from '../../schemas/resource-schemas.js';
+
+const isResourceKind = (kind: string): kind is ResourceKindName => kind === 'Function' || kind === 'Build' || kind === 'Invocation';
 import { validateLabels } from '../labels.js';
 import { dns1123LabelProblem, dns1123SubdomainProblem, qualifiedNameProblem } from '../names.js';
 
@@ -36,6 +40,12 @@ function checkShape(type: ResourceType, input: KubeObject): KubeObject {
   if (obj.kind !== undefined && obj.kind !== type.kind) throw new InvalidError(`kind "${obj.kind}" does not match the resource: expected "${type.kind}"`);
   if (obj.metadata === null || typeof obj.metadata !== 'object') throw new InvalidError(`${type.kind}: metadata is required`);
   if (typeof obj.metadata.name !== 'string' || obj.metadata.name === '') throw new InvalidError(`${type.kind}: metadata.name is required`);
+  // The browserfn kinds are checked against the same JSON Schemas their CRDs carry, so both backends
+  // refuse the same objects with a message naming the field.
+  if (type.group === API_GROUP && isResourceKind(type.kind)) {
+    const problem = resourceProblems(type.kind, obj);
+    if (problem) throw new InvalidError(`${type.kind}.${type.group} "${obj.metadata.name}" is invalid: ${problem}`);
+  }
   // apiVersion and kind first, as the API server serializes them.
   const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
   return { apiVersion, kind: type.kind, ...rest };

@@ -70,6 +70,7 @@ describe('POST /v1/fetch formats', function () {
       else if (path === '/gzip') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed hello'));
       else if (path === '/deflate') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate' }).end(deflateSync('deflated hello'));
       else if (path === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('just *plain* text\nsecond line');
+      else if (path === '/report') res.writeHead(200, { 'content-type': 'text/plain' }).end('Order report\nOrder number: A-1009\nTotal: 1.234,50 EUR\nShipped: yes\n');
       else if (path === '/json') res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"Widget","price":"12,50 €","stock":{"availability":"http://schema.org/OutOfStock"}}');
       else if (path === '/csv') res.writeHead(200, { 'content-type': 'text/csv' }).end('name,qty\nbolts,4\n"nuts, large",2\n');
       else res.writeHead(404).end();
@@ -306,6 +307,15 @@ describe('POST /v1/fetch formats', function () {
         { title: 'Blue kettle', cost: 24.5 },
         { title: 'Green kettle', cost: 1099 },
       ]);
+    });
+
+    it('reads "Label: value" lines of a plain-text body', async () => {
+      const { body } = await api.post({
+        url: `${upstream.url}/report`,
+        format: 'json',
+        schema: { type: 'object', properties: { orderNumber: { type: 'string' }, total: { type: 'number' }, shipped: { type: 'boolean' } } },
+      });
+      assert.deepEqual(body.content, { orderNumber: 'A-1009', total: 1234.5, shipped: true });
     });
 
     it('extracts from a JSON body by key, at any depth', async () => {

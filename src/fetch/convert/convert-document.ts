@@ -37,8 +37,9 @@ export function convertDocument(request: ConversionRequest): ConversionResult {
     }
     return { content: extractFromJson(value, schema, request.url) };
   }
-  // Other text: what "Label: value" lines and the schema's hints (regex) find.
-  return { content: extractBySchema(`<pre>${escapeHtml(request.body)}</pre>`, parseHtml, request.url, schema) };
+  // Other text: each line a paragraph, for "Label: value" lines and the schema's hints (regex).
+  const lines = request.body.split(/\r?\n/).map((line) => `<p>${escapeHtml(line)}</p>`);
+  return { content: extractBySchema(`<html><body>${lines.join('')}</body></html>`, parseHtml, request.url, schema) };
 }
 
 function escapeHtml(text: string): string {

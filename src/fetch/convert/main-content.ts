@@ -43,7 +43,7 @@ export interface MainContent {
 export function cleanPage(doc: Document, tuning: Tuning = DEFAULT_TUNING): Element | Document {
   const body = bodyOf(doc);
   removeNever(body);
-  removeHiddenAndChrome(body, measure(body, tuning), tuning);
+  removeHiddenAndChrome(body, measure(body, tuning, false), tuning);
   return body;
 }
 
@@ -161,8 +161,8 @@ function dropLinkFragments(container: Element | Document): void {
   removeNodes(doomed);
 }
 
-/** Characters, link characters and content weight of every element, bottom-up. */
-export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, Stats> {
+/** Characters, link characters and (unless withWeights is false) content weight of every element, bottom-up. */
+export function measure(root: Element | Document, tuning: Tuning, withWeights = true): Map<AnyNode, Stats> {
   const stats = new Map<AnyNode, Stats>();
   const blocks = collectTextBlocks(root);
   const page = { hasLandmark: blocks.some((b) => b.inLandmark) };
@@ -171,7 +171,7 @@ export function measure(root: Element | Document, tuning: Tuning): Map<AnyNode, 
     own.set(block.owner, {
       chars: block.chars,
       linkChars: block.linkChars,
-      weight: block.chars * contentProbability(block, page, tuning.blockWeights),
+      weight: withWeights ? block.chars * contentProbability(block, page, tuning.blockWeights) : 0,
     });
   }
   // Bottom-up sums; recursion is safe because the parser caps nesting (dom.ts).

@@ -57,6 +57,7 @@ describe('POST /v1/fetch formats', function () {
       const path = req.url ?? '/';
       if (path === '/docs/guide') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-upstream': 'yes' }).end(ARTICLE);
       else if (path === '/product') res.writeHead(200, { 'content-type': 'text/html' }).end(PRODUCT);
+      else if (path === '/links') res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h2>Sitemap</h2><ul><li><a href="/one">One</a></li><li><a href="/two">Two</a></li><li><a href="/three">Three</a></li></ul></body></html>');
       else if (path === '/listing') res.writeHead(200, { 'content-type': 'text/html' }).end(LISTING);
       else if (path === '/plain-product') res.writeHead(200, { 'content-type': 'text/html' }).end(PLAIN_PRODUCT);
       else if (path === '/missing') res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body><h1>Not here</h1><p>This page does not exist, sorry about that.</p></body></html>');
@@ -204,6 +205,11 @@ describe('POST /v1/fetch formats', function () {
       for (const chrome of ['About us', 'Pricing', 'Careers', 'cookies', 'Copyright 2025', 'Other guide one', 'script text', 'color:red', 'Privacy']) {
         assert.ok(!markdown.includes(chrome), `markdown should not contain "${chrome}"`);
       }
+    });
+
+    it('falls back to the whole (cleaned) body when no main content stands out', async () => {
+      const { body } = await api.post({ url: `${upstream.url}/links`, format: 'markdown' });
+      assert.equal(body.content, `## Sitemap\n\n- [One](${upstream.url}/one)\n- [Two](${upstream.url}/two)\n- [Three](${upstream.url}/three)`);
     });
 
     it('returns plain text as it is, JSON in a fenced block and CSV as a table', async () => {

@@ -59,6 +59,7 @@ describe('POST /v1/fetch formats', function () {
       else if (path === '/product') res.writeHead(200, { 'content-type': 'text/html' }).end(PRODUCT);
       else if (path === '/links') res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h2>Sitemap</h2><ul><li><a href="/one">One</a></li><li><a href="/two">Two</a></li><li><a href="/three">Three</a></li></ul></body></html>');
       else if (path === '/listing') res.writeHead(200, { 'content-type': 'text/html' }).end(LISTING);
+      else if (path === '/p/LMP-7781') res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h1>Table lamp</h1><p>A lamp.</p></body></html>');
       else if (path === '/plain-product') res.writeHead(200, { 'content-type': 'text/html' }).end(PLAIN_PRODUCT);
       else if (path === '/missing') res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body><h1>Not here</h1><p>This page does not exist, sorry about that.</p></body></html>');
       else if (path === '/binary') res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]));
@@ -248,6 +249,11 @@ describe('POST /v1/fetch formats', function () {
         schema: { type: 'object', properties: { title: { type: 'string' }, cost: { type: 'number' }, status: { type: 'string' }, productCode: { type: 'string' } } },
       });
       assert.deepEqual(body.content, { title: 'Desk lamp', cost: 1299, status: 'out of stock', productCode: 'LMP-77' });
+    });
+
+    it('takes a product code from the URL when the page names none', async () => {
+      const { body } = await api.post({ url: `${upstream.url}/p/LMP-7781`, format: 'json', schema: { type: 'object', properties: { sku: { type: 'string' } } } });
+      assert.deepEqual(body.content, { sku: 'LMP-7781' });
     });
 
     it('follows x-extract hints: selector, attribute and regex', async () => {

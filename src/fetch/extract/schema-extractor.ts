@@ -28,6 +28,8 @@ const MAX_ARRAY_ITEMS = 1000;
 const FURNITURE_TYPES = new Set(['WebSite', 'BreadcrumbList', 'SearchAction', 'ListItem', 'SiteNavigationElement', 'WPHeader', 'WPFooter', 'WPSideBar', 'ImageObject', 'EntryPoint', 'ReadAction', 'ContactPoint', 'PostalAddress', 'Country', 'GeoCoordinates', 'PropertyValue']);
 
 interface Page {
+  /** The page's own URL (the final URL of the fetch). */
+  url?: URL;
   doc: Document;
   $: CheerioAPI;
   base?: URL;
@@ -42,6 +44,7 @@ export function extractBySchema(html: string, parse: (html: string) => Document,
   const data = collectStructuredData(doc);
   const titleEl = findFirst(doc, (el) => el.name === 'title');
   const page: Page = {
+    url: safeUrl(url),
     doc,
     $: load(doc),
     base: documentBase(doc, url),
@@ -249,6 +252,11 @@ function* kindFallbacks(page: Page, profile: PropertyProfile, at: Scope): Genera
     case 'price':
       yield* priceInText(root);
       return;
+    case 'sku': {
+      // Shops put the product's identifier in its URL (?sku=…, /dp/…, /itm/…, …-579695999.html).
+      if (at.topLevel && page.url) yield* codesInUrl(page.url);
+      return;
+    }
     case 'availability': {
       // A product page that offers to put the product in a cart has it in stock.
       if (!at.topLevel) return;
@@ -267,6 +275,24 @@ function* kindFallbacks(page: Page, profile: PropertyProfile, at: Scope): Genera
     default:
       return;
   }
+}
+
+const CODE_PARAMETERS = ['sku', 'pid', 'productid', 'product_id', 'products_id', 'itemid', 'item_id', 'item', 'id', 'prod'];
+const CODE_PATH_MARKERS = new Set(['dp', 'itm', 'item', 'p', 'product', 'products', 'prod', 'deal', 'sku', 'products_id', 'gp']);
+
+/** Product codes in a URL: named query parameters, the segment after /dp/, /itm/, /product/…, the tail of the last segment. */
+function codesInUrl(url: URL): string[] {
+  const codes: string[] = [];
+  const isCode = (v: string | null | undefined): v is string => !!v && /^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/.test(v) && /\d/.test(v);
+  for (const [key, value] of url.searchParams) if (CODE_PARAMETERS.includes(key.toLowerCase()) && isCode(value)) codes.push(value);
+  const segments = url.pathname.split('/').filter((s) => s !== '');
+  segments.forEach((segment, i) => {
+    if (i > 0 && CODE_PATH_MARKERS.has(segments[i - 1].toLowerCase()) && isCode(segment)) codes.push(segment);
+  });
+  const last = segments[segments.length - 1]?.replace(/\.(?:html?|php|aspx?)$/i, '');
+  const tail = last?.split(/[-_]/).pop();
+  if (isCode(tail) && /^\d{4,}$/.test(tail)) codes.push(tail);
+  return codes;
 }
 
 const BUY_BUTTON = /^(?:add to (?:cart|bag|basket|trolley)|buy now|buy it now|add to shopping (?:cart|bag)|in den warenkorb|jetzt kaufen|ajouter au panier|añadir al carrito|agregar al carrito|aggiungi al carrello|in winkelwagen|toevoegen aan winkelwagen|dodaj do koszyka|lägg i varukorgen|læg i kurv|legg i handlekurven|lisää ostoskoriin|sepete ekle|в корзину|добавить в корзину|カートに入れる|加入購物車|加入购物车|장바구니 담기|comprar|adicionar ao carrinho|kaufen|acheter)\b/i;

@@ -17,11 +17,11 @@ export function nameWords(name: string): string[] {
 
 /** Semantic kinds with their well-known names (compacted). */
 const KINDS: Record<string, string[]> = {
-  price: ['price', 'lowprice', 'saleprice', 'offerprice', 'currentprice', 'finalprice', 'priceamount', 'amount', 'cost', 'specialprice', 'productprice', 'pricevalue'],
+  price: ['price', 'lowprice', 'saleprice', 'offerprice', 'currentprice', 'finalprice', 'priceamount', 'amount', 'cost', 'specialprice', 'productprice', 'pricevalue', 'preis', 'prix', 'precio', 'prezzo', 'prijs', 'preço', 'cena', 'цена', '价格', '価格', '가격'],
   currency: ['currency', 'pricecurrency', 'currencycode', 'pricecurrencycode'],
-  availability: ['availability', 'stock', 'stockstatus', 'instock', 'stockavailability', 'inventorystatus', 'productavailability'],
-  sku: ['sku', 'productid', 'productcode', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'partnumber', 'itemcode', 'productnumber', 'modelnumber', 'skunumber', 'asin', 'articleno', 'itemid', 'productsku'],
-  brand: ['brand', 'brandname', 'manufacturer', 'make', 'productbrand'],
+  availability: ['availability', 'stock', 'stockstatus', 'instock', 'stockavailability', 'inventorystatus', 'productavailability', 'verfügbarkeit', 'disponibilité', 'disponibilidad', 'disponibilità', 'beschikbaarheid', 'dostępność', 'наличие'],
+  sku: ['sku', 'productid', 'productcode', 'itemnumber', 'itemno', 'articlenumber', 'artnr', 'partnumber', 'itemcode', 'productnumber', 'modelnumber', 'skunumber', 'asin', 'articleno', 'itemid', 'productsku', 'artikelnummer', 'artnr', 'référence', 'referencia', 'riferimento', 'codice', 'kodproduktu', 'артикул', '商品编号', '品番', '型番'],
+  brand: ['brand', 'brandname', 'manufacturer', 'make', 'productbrand', 'marke', 'hersteller', 'marque', 'fabricant', 'marca', 'fabricante', 'merk', 'producent', 'бренд', 'производитель', '品牌', 'ブランド', '브랜드'],
   gtin: ['gtin', 'gtin13', 'gtin12', 'gtin14', 'gtin8', 'ean', 'upc', 'isbn', 'barcode'],
   mpn: ['mpn', 'manufacturerpartnumber'],
   name: ['name', 'title', 'headline', 'productname', 'producttitle'],

@@ -8,7 +8,8 @@
 //   5. "Label: value" pairs (two-cell table rows, dt/dd, "SKU: 123" text),
 //   6. elements whose class/id/itemprop/data-test name carries the property's name,
 //   7. what the property's kind implies: title/h1 for a name, the first paragraph for a description,
-//      the canonical URL for a url, a currency amount near the title for a price.
+//      the page URL for a url, a currency amount in the page for a price, the product code in the
+//      URL for a sku, InStock when the page offers an add-to-cart button.
 // Arrays of objects come from structured lists, tables whose headers name the item properties,
 // or repeated elements; arrays of scalars from structured arrays, or the list under a heading
 // that names the property.

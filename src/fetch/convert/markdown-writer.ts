@@ -115,6 +115,8 @@ function linkTarget(url: string): string {
   return /[()<>]/.test(encoded) ? `<${encoded.replace(/</g, '%3C').replace(/>/g, '%3E')}>` : encoded;
 }
 
+const FILE_NAME = /^[\w.-]+\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?)$|^(?:img|image|dsc|photo|pic|screenshot)[-_ ]?\d+$/i;
+
 const CODE_LANGUAGE = /(?:^|\s)(?:lang(?:uage)?|highlight|brush|hljs|sourceCode)[-:]\s*([A-Za-z0-9_+#.-]+)/;
 
 function codeLanguage(el: Element): string | undefined {
@@ -329,10 +331,10 @@ export class MarkdownWriter {
     this.seenImages.add(src);
     if (isIcon(img) || this.inLaterSlide(img)) return '';
     let alt = (img.attribs.alt ?? '').replace(/\s+/g, ' ').trim();
-    // A card's thumbnail usually repeats the card's title as its alt text: say it once.
+    // A card's thumbnail usually repeats the card's title as its alt text: say it once. File names are not descriptions.
     if (alt) {
       this.visibleTexts ??= visibleTexts(this.roots);
-      if (this.visibleTexts.has(alt.toLowerCase())) alt = '';
+      if (this.visibleTexts.has(alt.toLowerCase()) || FILE_NAME.test(alt)) alt = '';
     }
     return `![${alt.replace(/[[\]\\]/g, '\\$&')}](${linkTarget(src)})`;
   }

@@ -35,7 +35,7 @@ const CONTENT_WORDS = new Set([
 
 const HIDDEN_NAMES = new Set([
   'hidden', 'sr-only', 'visually-hidden', 'screen-reader-text', 'visuallyhidden', 'd-none', 'is-hidden', 'hide', 'clipped',
-  'a-offscreen', 'offscreen', 'screenreader-only', 'sr-text', 'u-visually-hidden', 'is-visually-hidden', 'element-invisible',
+  'offscreen', 'screenreader-only', 'sr-text', 'u-visually-hidden', 'is-visually-hidden', 'element-invisible',
   'invisible', 'visually-hidden-focusable', 'assistive-text', 'a11y-hidden',
 ]);
 

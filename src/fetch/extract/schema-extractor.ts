@@ -254,7 +254,7 @@ function* kindFallbacks(page: Page, profile: PropertyProfile, at: Scope): Genera
       yield* priceInText(root);
       return;
     case 'sku': {
-      // Shops put the product's identifier in its URL (?sku=…, /dp/…, /itm/…, …-579695999.html).
+      // Shops put the product's identifier in its URL (?sku=…, /product/…, …-579695999.html).
       if (at.topLevel && page.url) yield* codesInUrl(page.url);
       return;
     }
@@ -278,10 +278,10 @@ function* kindFallbacks(page: Page, profile: PropertyProfile, at: Scope): Genera
   }
 }
 
-const CODE_PARAMETERS = ['sku', 'pid', 'productid', 'product_id', 'products_id', 'itemid', 'item_id', 'item', 'id', 'prod'];
-const CODE_PATH_MARKERS = new Set(['dp', 'itm', 'item', 'p', 'product', 'products', 'prod', 'deal', 'sku', 'products_id', 'gp']);
+const CODE_PARAMETERS = ['sku', 'pid', 'productid', 'product_id', 'itemid', 'item_id', 'item', 'id'];
+const CODE_PATH_MARKERS = new Set(['item', 'items', 'p', 'product', 'products', 'prod', 'sku', 'id']);
 
-/** Product codes in a URL: named query parameters, the segment after /dp/, /itm/, /product/…, the tail of the last segment. */
+/** Product codes in a URL: named query parameters, the segment after /p/, /item/, /product/…, a number ending the last segment. */
 function codesInUrl(url: URL): string[] {
   const codes: string[] = [];
   const isCode = (v: string | null | undefined): v is string => !!v && /^[A-Za-z0-9][A-Za-z0-9._-]{2,39}$/.test(v) && /\d/.test(v);

@@ -2,7 +2,8 @@
 // guarded connector again), a body cap applied while streaming and after decompression, and one
 // deadline for the whole exchange. Failures become FetchFailure with the API's status codes.
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
 import { AddressPolicy } from './address-policy.js';
 import { ConnectRefusedError, guardedConnector, systemResolver, type Resolver } from './guarded-connector.js';
 import { FetchFailure } from './fetch-failure.js';
@@ -25,6 +26,13 @@ export interface PageRequest {
   /** Epoch milliseconds after which the fetch is abandoned. */
   deadline: number;
 }
+
+// Decompression runs on libuv's thread pool, not on the request thread.
+type Decompress = (input: Buffer, options: ZlibOptions) => Promise<Buffer>;
+const gunzipAsync = promisify(gunzip) as Decompress;
+const brotliAsync = promisify(brotliDecompress) as Decompress;
+const inflateAsync = promisify(inflate) as Decompress;
+const inflateRawAsync = promisify(inflateRaw) as Decompress;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -135,14 +143,14 @@ export class PageFetcher {
     try {
       const limit = { maxOutputLength: cap + 1 };
       let decoded: Buffer;
-      if (encoding === 'gzip' || encoding === 'x-gzip') decoded = gunzipSync(raw, limit);
-      else if (encoding === 'br') decoded = brotliDecompressSync(raw, limit);
+      if (encoding === 'gzip' || encoding === 'x-gzip') decoded = await gunzipAsync(raw, limit);
+      else if (encoding === 'br') decoded = await brotliAsync(raw, limit);
       else if (encoding === 'deflate') {
         try {
-          decoded = inflateSync(raw, limit);
+          decoded = await inflateAsync(raw, limit);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
-          decoded = inflateRawSync(raw, limit);
+          decoded = await inflateRawAsync(raw, limit);
         }
       } else return raw;
       if (decoded.length > cap) throw tooLarge();

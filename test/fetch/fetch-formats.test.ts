@@ -1,6 +1,6 @@
 // POST /v1/fetch: request validation and the three formats, against local upstream pages.
 import assert from 'node:assert/strict';
-import { deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { startFetchApi, startUpstream, type FetchApi, type Upstream } from './harness.js';
 
 const ARTICLE = `<!doctype html><html><head><title>Guide</title><base href="/docs/">
@@ -70,6 +70,7 @@ describe('POST /v1/fetch formats', function () {
         res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.concat([Buffer.from('<html><head><meta charset="iso-8859-1"></head><body><p>Gr'), Buffer.from([0xfc, 0xdf]), Buffer.from('e</p></body></html>')]));
       } else if (path === '/shift-jis') res.writeHead(200, { 'content-type': 'text/plain; charset=shift_jis' }).end(Buffer.from([0x82, 0xa0, 0x82, 0xa2]));
       else if (path === '/gzip') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed hello'));
+      else if (path === '/brotli') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' }).end(brotliCompressSync('brotli hello'));
       else if (path === '/deflate') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate' }).end(deflateSync('deflated hello'));
       else if (path === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('just *plain* text\nsecond line');
       else if (path === '/report') res.writeHead(200, { 'content-type': 'text/plain' }).end('Order report\nOrder number: A-1009\nTotal: 1.234,50 EUR\nShipped: yes\n');
@@ -163,8 +164,9 @@ describe('POST /v1/fetch formats', function () {
       assert.equal(body.content, 'あい');
     });
 
-    it('decompresses gzip and deflate bodies', async () => {
+    it('decompresses gzip, deflate and brotli bodies', async () => {
       assert.equal((await api.post({ url: `${upstream.url}/gzip` })).body.content, 'compressed hello');
+      assert.equal((await api.post({ url: `${upstream.url}/brotli` })).body.content, 'brotli hello');
       assert.equal((await api.post({ url: `${upstream.url}/deflate` })).body.content, 'deflated hello');
     });
 

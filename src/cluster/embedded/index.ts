@@ -1,5 +1,5 @@
 // The embedded backend of the cluster port: `browserfn serve` keeps its objects in one SQLite file
-// with the semantics of the Kubernetes API server (see docs/notes-store.md).
+// with the semantics of the Kubernetes API server (see docs/store.md).
 import type { KubeObject, ResourceType } from '../objects.js';
 import type { ClusterPort, DeleteOptions, ListOptions, ObjectList, ResourceClient, Watch, WatchEvent, WatchOptions } from '../port.js';
 import { EmbeddedStore, type EmbeddedStoreOptions } from './store.js';

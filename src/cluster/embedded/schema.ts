@@ -1,4 +1,4 @@
-// Tables of the embedded store. See docs/notes-store.md for what each column means.
+// Tables of the embedded store. See docs/store.md for what each column means.
 import type { Database } from 'node-sqlite3-wasm';
 
 export const SCHEMA_VERSION = 1;

@@ -5,7 +5,7 @@ import { HttpError } from '../http-error.js';
 import { readJsonBody } from '../body.js';
 import { FetchService } from '../../fetch/fetch-service.js';
 import { FetchFailure } from '../../fetch/fetch-failure.js';
-import { loadFetchSettings } from '../../fetch/settings.js';
+import { FETCH_FORMATS, loadFetchSettings } from '../../fetch/settings.js';
 import type { Resolver } from '../../fetch/guarded-connector.js';
 
 const BODY_LIMIT = 1024 * 1024;
@@ -64,8 +64,8 @@ export function fetchRoutes(options: FetchRoutesOptions = {}): RouteDefinition[]
           if (err instanceof HttpError) throw new HttpError(err.status, err.message, { ...err.extra, id });
           throw err;
         }
+        format = formatLabel(body);
         const request = service.parse(body);
-        format = request.format;
         const result = await service.fetch(ctx.state.project, request, id);
         deps.metrics.fetches.inc({ format, status: '200' });
         ctx.body = result;
@@ -85,4 +85,10 @@ export function fetchRoutes(options: FetchRoutesOptions = {}): RouteDefinition[]
     },
   });
   return [route];
+}
+
+/** The format for the metrics label: one of the known ones, or "unknown" (labels stay a bounded set). */
+function formatLabel(body: unknown): string {
+  const format = body && typeof body === 'object' ? ((body as Record<string, unknown>).format ?? 'raw') : undefined;
+  return typeof format === 'string' && (FETCH_FORMATS as readonly string[]).includes(format) ? format : 'unknown';
 }

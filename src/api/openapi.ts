@@ -22,8 +22,8 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): Record<string, 
           schema,
         })),
       ],
-      ...(route.request?.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+      ...(route.request?.body ?? route.request?.documentedBody
+        ? { requestBody: { required: true, content: { 'application/json': { schema: route.request?.body ?? route.request?.documentedBody } } } }
         : {}),
       responses: Object.fromEntries(
         Object.entries(route.responses).map(([status, r]) => [

@@ -37,6 +37,8 @@ export interface RouteDefinition<P = any, Q = any, B = any> {
     body?: JsonSchema;
     /** Largest accepted JSON body in bytes (default 1 MiB). */
     bodyLimit?: number;
+    /** Documents a JSON body the handler validates itself (so its errors can carry extra fields). */
+    documentedBody?: JsonSchema;
   };
   responses: Record<number, { description: string; schema?: JsonSchema }>;
   handle(ctx: RouteContext, input: RouteInput<P, Q, B>, deps: ApiDeps): Promise<void> | void;

@@ -44,6 +44,15 @@ describe('façade guards and build failures (embedded)', function () {
     }
   });
 
+  it('publishes an OpenAPI document made from the route definitions', async () => {
+    const doc = await (await fetch(svc.url + '/v1/openapi.json')).json();
+    assert.equal(doc.openapi, '3.1.0');
+    assert.equal(doc.paths['/v1/functions/{id}/secrets'].get.operationId, 'Functions_listSecrets');
+    assert.deepEqual(doc.paths['/v1/fetch'].post.requestBody.content['application/json'].schema.required, ['url']);
+    assert.ok(doc.paths['/v1/functions/{function_id}/invoke'].post.requestBody, 'invoke documents its body');
+    assert.deepEqual(doc.paths['/v1/functions'].get.security, [{ apiKey: [] }]);
+  });
+
   it('refuses malformed uploads with 4xx and a message saying what to send', async () => {
     const noMultipart = await svc.request('POST', '/v1/functions/builds', { entrypoint: 'index.ts' });
     assert.equal(noMultipart.status, 415);

@@ -30,6 +30,20 @@ const fetchResultSchema = {
   },
 };
 
+/** The request body as documented; the handler checks it itself so that every 400 carries the fetch id. */
+const fetchRequestSchema = {
+  type: 'object',
+  required: ['url'],
+  properties: {
+    url: { type: 'string', description: 'The http(s) URL to fetch' },
+    format: { enum: ['raw', 'markdown', 'json'], default: 'raw' },
+    schema: { type: 'object', description: 'JSON Schema of the content (format json); properties may carry an x-extract hint' },
+    allowRedirects: { type: 'boolean', default: false },
+    allowInsecureSsl: { type: 'boolean', default: false },
+    proxies: { type: 'boolean', default: false },
+  },
+};
+
 const errorSchema = {
   type: 'object',
   required: ['statusCode', 'error', 'message', 'id'],
@@ -44,6 +58,7 @@ export function fetchRoutes(options: FetchRoutesOptions = {}): RouteDefinition[]
     operationId: 'Fetch_create',
     summary: 'Fetch a page as raw body, markdown or schema-shaped JSON',
     tags: ['Fetch'],
+    request: { documentedBody: fetchRequestSchema },
     responses: {
       200: { description: 'The fetched page', schema: fetchResultSchema },
       400: { description: 'Invalid request, a refused target address, or content that cannot be converted to the format', schema: errorSchema },

@@ -1,5 +1,5 @@
 // Settings of POST /v1/fetch, read once from BROWSERFN_FETCH_* environment variables.
-// Every variable, its default and meaning is listed in docs/notes-fetch.md.
+// Every variable, its default and meaning is listed in docs/fetch.md.
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Kinds } from '../../src/cluster/objects.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../src/controller/pods/templates.js';
@@ -18,6 +19,8 @@ import { startHoldServer, type HoldServer } from '../support/hold-server.js';
 import { writeProject } from '../support/projects.js';
 import { publish, waitInvocation } from '../support/publish.js';
 import { waitFor, type TestService } from '../support/service.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../../deploy/examples/function-inline.yaml', import.meta.url));
 
 const HOLD_FN = `
 import { defineFn } from 'browserfn';
@@ -135,6 +138,27 @@ describe('functions end to end on a real kube-apiserver', function () {
     const logs = await client().request('GET', `/v1/functions/invocations/${created.body.id}/logs`);
     assert.ok(logs.body.logs.some((l: { message: string }) => l.message.includes('waiting for first')), 'logs are durable in the API server');
   }
+
+  it('kubectl apply of deploy/examples/function-inline.yaml makes a Function the façade lists and invokes', async () => {
+    const operator = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url });
+    try {
+      const applied = await kubectl(['apply', '-n', project, '-f', EXAMPLE]);
+      assert.equal(applied.code, 0, applied.stderr);
+      const fn = await waitFor('the hand-written Function to be listed', async () => {
+        const { body } = await client().request('GET', '/v1/functions');
+        return body.data.find((f: { name: string; currentVersionId: string | null }) => f.name === 'page-title' && f.currentVersionId);
+      }, 120_000, 250);
+      const ready = await kubectl(['get', 'functions.browserfn.dev', 'page-title', '-n', project, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
+      assert.equal(ready.stdout, 'True');
+      const created = await client().request('POST', `/v1/functions/${fn.id}/invoke`, {});
+      assert.equal(created.status, 202);
+      const done = await waitInvocation(client(), created.body.id, 120_000);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+      assert.equal((done.results as { url: string }).url, 'about:blank');
+    } finally {
+      await stopService(operator);
+    }
+  });
 
   it('finishes an invocation across an operator restart, and hands the Lease from one replica to another', async () => {
     const first = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url });

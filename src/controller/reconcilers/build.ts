@@ -1,5 +1,6 @@
-// Build reconciler: PENDING → a build pod runs (RUNNING) → its report arrives as the Build's output
-// ConfigMap → Functions and versions are published → COMPLETED (or FAILED with a cause).
+// Build reconciler: carries out what src/controller/policies/build.ts decides — PENDING → a build
+// pod runs (RUNNING) → its report arrives as the Build's output ConfigMap → Functions and versions
+// are published → COMPLETED (or FAILED with a cause).
 import { Kinds, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
 import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
@@ -9,16 +10,15 @@ import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { BuildReport } from '../../schemas/reports.js';
 import { publishVersion } from '../../functions/versions.js';
 import { buildOutputName, bundleName } from '../../functions/artifacts.js';
-import { nowIso } from '../../functions/naming.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { buildPod, buildPodName, type PodTemplateSettings } from '../pods/templates.js';
 import { setCondition } from '../conditions.js';
+import { isoAt, systemClock, type Clock } from '../runtime/clock.js';
+import { buildOutcome, nextBuildStep } from '../policies/build.js';
+import { succeededCondition } from '../policies/succeeded-condition.js';
 
-/** A build that has not reported by then is failed as TIMED_OUT. */
-export const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
-/** How long a new Build may wait for its upload to be stored. */
-const ARCHIVE_WAIT_MS = 60 * 1000;
+export { BUILD_TIMEOUT_MS } from '../policies/build.js';
 
 export interface BuildReconcilerDeps {
   cluster: ClusterPort;
@@ -27,78 +27,70 @@ export interface BuildReconcilerDeps {
   maxConcurrentBuilds: number;
   metrics: Metrics;
   log: Logger;
+  clock?: Clock;
 }
 
 export class BuildReconciler implements Reconciler {
-  constructor(private readonly deps: BuildReconcilerDeps) {}
+  private readonly now: Clock;
+
+  constructor(private readonly deps: BuildReconcilerDeps) {
+    this.now = deps.clock ?? systemClock;
+  }
 
   async reconcile({ namespace, name }: Request): Promise<Result | void> {
     const { cluster } = this.deps;
+    const configMaps = cluster.resource(Kinds.ConfigMap);
     const build = await cluster.resource<BuildObject>(Kinds.Build).get(namespace, name);
-    if (!build || build.metadata.deletionTimestamp) return;
-    const phase = build.status?.phase ?? 'PENDING';
-    if (phase === 'COMPLETED' || phase === 'FAILED') return this.deletePod(build);
-
-    const output = await cluster.resource(Kinds.ConfigMap).get(namespace, buildOutputName(name));
-    if (output) {
-      await this.finish(build, output);
-      return this.deletePod(build);
-    }
-
-    const pod = this.deps.pods.get(namespace, buildPodName(build));
-    if (!pod) {
-      // The façade stores the upload right after the Build; wait for it rather than start a pod without it.
-      if (!(await cluster.resource(Kinds.ConfigMap).get(namespace, build.spec.archiveConfigMap))) {
-        const age = Date.now() - Date.parse(build.metadata.creationTimestamp ?? nowIso());
-        if (age < ARCHIVE_WAIT_MS) return { requeueAfterMs: 250 };
-        await this.fail(build, 'INTERNAL_ERROR', 'The uploaded archive is missing; publish again');
+    const pod = build ? this.deps.pods.get(namespace, buildPodName(build)) : undefined;
+    const phase = build?.status?.phase ?? 'PENDING';
+    const active = build && !build.metadata.deletionTimestamp && phase !== 'COMPLETED' && phase !== 'FAILED';
+    // Read after the pod: a pod reports before it exits, so a terminal pod without output never sent one.
+    const output = active ? await configMaps.get(namespace, buildOutputName(name)) : undefined;
+    const step = nextBuildStep({
+      build,
+      pod,
+      hasOutput: !!output,
+      hasArchive: active && !output && !pod ? !!(await configMaps.get(namespace, build.spec.archiveConfigMap)) : true,
+      runningBuildPods: this.deps.pods.list((p) => p.metadata.labels?.[Labels.role] === Roles.buildPod && !isPodTerminal(p)).length,
+      maxConcurrentBuilds: this.deps.maxConcurrentBuilds,
+      now: this.now(),
+    });
+    switch (step.action) {
+      case 'none':
         return;
-      }
-      const running = this.deps.pods.list((p) => p.metadata.labels?.[Labels.role] === Roles.buildPod && !isPodTerminal(p)).length;
-      if (running >= this.deps.maxConcurrentBuilds) return { requeueAfterMs: 1000 };
-      try {
-        await cluster.resource<PodObject>(Kinds.Pod).create(buildPod(build, this.deps.templates));
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-      }
-      if (phase === 'PENDING') await this.setStatus(build, { phase: 'RUNNING', startedAt: nowIso() });
-      return { requeueAfterMs: BUILD_TIMEOUT_MS };
+      case 'clean-up':
+        return this.deletePod(build!);
+      case 'finish-from-output':
+        await this.finish(build!, output!);
+        return this.deletePod(build!);
+      case 'fail':
+        await this.fail(build!, step.code, step.message);
+        return this.deletePod(build!);
+      case 'start-pod':
+        try {
+          await cluster.resource<PodObject>(Kinds.Pod).create(buildPod(build!, this.deps.templates));
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+        }
+        if (step.markRunning) await this.setStatus(build!, { phase: 'RUNNING', startedAt: isoAt(this.now()) });
+        return { requeueAfterMs: step.recheckAfterMs };
+      case 'wait':
+        return { requeueAfterMs: step.recheckAfterMs };
     }
-
-    if (isPodTerminal(pod)) {
-      // The pod may have exited right after reporting; re-read the output before calling it lost.
-      if (await cluster.resource(Kinds.ConfigMap).get(namespace, buildOutputName(name))) return { requeueAfterMs: 0 };
-      await this.fail(build, 'INTERNAL_ERROR', `The build process ended without reporting (${pod.status?.reason ?? pod.status?.phase}); see the build logs`);
-      return this.deletePod(build);
-    }
-    const startedAt = Date.parse(build.status?.startedAt ?? build.metadata.creationTimestamp ?? nowIso());
-    const left = startedAt + BUILD_TIMEOUT_MS - Date.now();
-    if (left <= 0) {
-      await this.fail(build, 'TIMED_OUT', `The build did not finish within ${BUILD_TIMEOUT_MS / 60000} minutes`);
-      return this.deletePod(build);
-    }
-    return { requeueAfterMs: left };
   }
 
   private async finish(build: BuildObject, output: KubeObject): Promise<void> {
-    const report = JSON.parse(output.data?.['report.json'] ?? '{}') as BuildReport;
-    if (report.phase !== 'COMPLETED') {
-      await this.fail(build, report.cause?.code ?? 'INTERNAL_ERROR', report.cause?.message ?? 'The build failed');
+    const outcome = buildOutcome(build, JSON.parse(output.data?.['report.json'] ?? '{}') as BuildReport);
+    if ('fail' in outcome) {
+      await this.fail(build, outcome.fail.code, outcome.fail.message);
       return;
     }
-    const wanted = build.spec.functionNames;
-    const functions = (report.functions ?? []).filter((fn) => !wanted || wanted.includes(fn.name));
-    const missing = (wanted ?? []).filter((name) => !functions.some((fn) => fn.name === name));
-    if (missing.length > 0) {
-      const found = (report.functions ?? []).map((fn) => `"${fn.name}"`).join(', ') || 'none';
-      await this.fail(build, 'NO_MANIFESTS_FOUND', `The source does not define ${missing.map((n) => `"${n}"`).join(', ')} with defineFn (it defines ${found})`);
-      return;
-    }
+    const functions = outcome.publish;
     const bundle = await this.ensureBundle(build, output);
     const built: BuiltFunction[] = [];
     for (const fn of functions) built.push(await publishVersion(this.deps.cluster, build, fn, bundle.metadata.name));
     await this.ownBundle(bundle, built);
-    await this.setStatus(build, { phase: 'COMPLETED', endedAt: nowIso(), builtFunctions: built });
+    await this.setStatus(build, { phase: 'COMPLETED', endedAt: isoAt(this.now()), builtFunctions: built });
     this.observe(build, 'COMPLETED');
   }
 
@@ -146,25 +138,19 @@ export class BuildReconciler implements Reconciler {
   }
 
   private async fail(build: BuildObject, code: string, message: string): Promise<void> {
-    await this.setStatus(build, { phase: 'FAILED', endedAt: nowIso(), cause: { code, message } });
+    await this.setStatus(build, { phase: 'FAILED', endedAt: isoAt(this.now()), cause: { code, message } });
     this.observe(build, 'FAILED');
   }
 
   private observe(build: BuildObject, status: string): void {
-    const created = Date.parse(build.metadata.creationTimestamp ?? nowIso());
-    this.deps.metrics.buildDuration.labels(status).observe(Math.max(0, Date.now() - created) / 1000);
+    const created = Date.parse(build.metadata.creationTimestamp ?? '');
+    if (!Number.isNaN(created)) this.deps.metrics.buildDuration.labels(status).observe(Math.max(0, this.now() - created) / 1000);
   }
 
   private async setStatus(build: BuildObject, patch: BuildStatus): Promise<void> {
     const status: BuildStatus = { ...build.status, ...patch, observedGeneration: build.metadata.generation };
     const terminal = status.phase === 'COMPLETED' || status.phase === 'FAILED';
-    status.conditions = setCondition(build.status?.conditions, {
-      type: 'Succeeded',
-      status: status.phase === 'COMPLETED' ? 'True' : status.phase === 'FAILED' ? 'False' : 'Unknown',
-      reason: status.cause?.code ?? status.phase,
-      message: status.cause?.message,
-      observedGeneration: build.metadata.generation,
-    });
+    status.conditions = setCondition(build.status?.conditions, succeededCondition(status, build.metadata.generation), new Date(this.now()));
     if (!terminal) delete status.endedAt;
     const updated = await this.deps.cluster.resource<BuildObject>(Kinds.Build).updateStatus({ ...build, status });
     build.metadata.resourceVersion = updated.metadata.resourceVersion;

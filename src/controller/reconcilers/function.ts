@@ -11,7 +11,7 @@ import { archiveSource, SOURCE_ENTRYPOINT } from '../../functions/source-archive
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { setCondition } from '../conditions.js';
-import type { Condition } from '../../cluster/objects.js';
+import { functionReadiness, type SourceState } from '../policies/function-ready.js';
 
 const SOURCE_HASH_LABEL = 'browserfn.dev/source-hash';
 
@@ -20,8 +20,6 @@ export interface FunctionReconcilerDeps {
   builds: Informer<BuildObject>;
   log: Logger;
 }
-
-type Ready = Omit<Condition, 'type' | 'lastTransitionTime'>;
 
 export class FunctionReconciler implements Reconciler {
   constructor(private readonly deps: FunctionReconcilerDeps) {}
@@ -32,23 +30,17 @@ export class FunctionReconciler implements Reconciler {
     const patch: FunctionStatus = { currentVersion: fn.spec.version?.number, builtSourceHash: fn.status?.builtSourceHash };
 
     const source = fn.spec.source ? await this.readSource(fn) : undefined;
-    let ready: Ready | undefined;
+    let state: SourceState = { kind: 'none' };
     if (source && 'problem' in source) {
-      ready = { status: 'False', reason: 'SourceUnavailable', message: source.problem };
+      state = { kind: 'unavailable', problem: source.problem };
     } else if (source) {
       // Built already: its Build still tells how that went. Changed: build it (once per hash).
       const build = source.hash === fn.status?.builtSourceHash ? await this.findBuild(fn, source.hash) : await this.buildFor(fn, source.text, source.hash);
       const phase = build?.status?.phase;
       if (phase === 'COMPLETED' || phase === 'FAILED') patch.builtSourceHash = source.hash;
-      if (build && phase === 'FAILED') {
-        ready = { status: 'False', reason: 'BuildFailed', message: `Build ${build.metadata.name}: ${build.status?.cause?.code}: ${build.status?.cause?.message ?? ''}` };
-      } else if (build && phase !== 'COMPLETED') {
-        ready = { status: 'Unknown', reason: 'Building', message: `Build ${build.metadata.name} is ${phase ?? 'PENDING'}` };
-      }
+      state = { kind: 'built-by', build };
     }
-    ready ??= fn.spec.version
-      ? { status: 'True', reason: 'Published', message: `Version ${fn.spec.version.number} is current` }
-      : { status: 'False', reason: 'NoVersion', message: 'Nothing published yet: publish it, or give spec.source' };
+    const ready = functionReadiness(fn, state);
 
     const conditions = setCondition(fn.status?.conditions, { type: 'Ready', ...ready, observedGeneration: fn.metadata.generation });
     const next: FunctionStatus = { ...fn.status, ...patch, observedGeneration: fn.metadata.generation, conditions };

@@ -1,0 +1,85 @@
+// What the invocation reconciler does next, decided from what it observed: the Invocation, its
+// browser pod, the pod's report, and the time. Pure, so every path is tested with a fake clock.
+import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';
+import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
+import type { InvocationReport } from '../../schemas/reports.js';
+import { isTerminal } from '../../functions/invocations.js';
+import { isoAt } from '../runtime/clock.js';
+import { POD_GRACE_SECONDS } from '../pods/templates.js';
+
+/** A pod lost before it reported is started again until the invocation has had this many attempts. */
+export const MAX_ATTEMPTS = 2;
+
+export interface InvocationObservation {
+  inv: InvocationObject | undefined;
+  /** The invocation's current browser pod, if it still exists. */
+  pod: PodObject | undefined;
+  /** The pod's report; read after the pod, so a terminal pod without one never reported. */
+  report: InvocationReport | undefined;
+  now: number;
+}
+
+export type InvocationStep =
+  /** Gone or being deleted: forget it. */
+  | { action: 'forget' }
+  /** Finished earlier: only its pod is left to delete. */
+  | { action: 'clean-up' }
+  | { action: 'finish'; phase: 'COMPLETED' | 'FAILED'; status: InvocationStatus }
+  /** Its pod was lost before it reported; start it once more. */
+  | { action: 'retry'; why: string }
+  | { action: 'admit' }
+  | { action: 'mark-running'; status: InvocationStatus; recheckAfterMs: number }
+  | { action: 'wait'; recheckAfterMs: number };
+
+export function nextInvocationStep({ inv, pod, report, now }: InvocationObservation): InvocationStep {
+  if (!inv || inv.metadata.deletionTimestamp) return { action: 'forget' };
+  if (isTerminal(inv)) return { action: 'clean-up' };
+  if (report) return finishFromReport(inv, report, now);
+  if (!pod) {
+    if (inv.status?.podName && inv.status.phase === 'RUNNING') return podLost(inv, 'its browser pod was deleted before it reported', now);
+    return { action: 'admit' };
+  }
+  if (isPodTerminal(pod)) return podLost(inv, `its browser pod ended (${pod.status?.reason ?? pod.status?.phase}) without reporting`, now);
+  if (pod.status?.phase === 'Running' && inv.status?.phase !== 'RUNNING') {
+    const status = { phase: 'RUNNING' as const, startedAt: isoAt(now), expiresAt: isoAt(now + inv.spec.timeoutSeconds * 1000) };
+    return { action: 'mark-running', status, recheckAfterMs: deadlineOf({ ...inv, status: { ...inv.status, ...status } }) - now };
+  }
+  return deadlineStep(inv, now);
+}
+
+export function finishFromReport(inv: InvocationObject, report: InvocationReport, now: number): InvocationStep {
+  return {
+    action: 'finish',
+    phase: report.phase === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+    status: { results: report.results, cause: report.cause, startedAt: report.startedAt ?? inv.status?.startedAt, endedAt: report.endedAt ?? isoAt(now) },
+  };
+}
+
+/** A lost pod is retried while attempts remain; then the invocation fails, saying why. */
+export function podLost(inv: InvocationObject, why: string, now: number): InvocationStep {
+  if ((inv.status?.attempts ?? 1) < MAX_ATTEMPTS) return { action: 'retry', why };
+  const handlerStarted = inv.status?.phase === 'RUNNING';
+  return {
+    action: 'finish',
+    phase: 'FAILED',
+    status: { cause: { code: 'INTERNAL_ERROR', message: `The invocation could not finish: ${why}${handlerStarted ? '' : ' (the handler never started)'}` }, endedAt: isoAt(now) },
+  };
+}
+
+/** The moment the controller gives up on a pod that has not reported: timeout plus grace after start. */
+export function deadlineOf(inv: InvocationObject): number {
+  const reference = Date.parse(inv.status?.startedAt ?? inv.metadata.creationTimestamp ?? '');
+  return reference + (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000;
+}
+
+export function deadlineStep(inv: InvocationObject, now: number): InvocationStep {
+  const left = deadlineOf(inv) - now;
+  // An unreadable start time counts as started now: wait a whole deadline rather than fail at once.
+  if (Number.isNaN(left)) return { action: 'wait', recheckAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
+  if (left > 0) return { action: 'wait', recheckAfterMs: left };
+  return {
+    action: 'finish',
+    phase: 'FAILED',
+    status: { cause: { code: 'TIMED_OUT', message: `The invocation did not finish within its timeout of ${inv.spec.timeoutSeconds} s` }, endedAt: isoAt(now) },
+  };
+}

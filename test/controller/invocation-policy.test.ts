@@ -1,0 +1,129 @@
+// The invocation reconciler's decisions, table-driven over (object, observed children, now).
+import assert from 'node:assert/strict';
+import { MAX_ATTEMPTS, nextInvocationStep, type InvocationObservation } from '../../src/controller/policies/invocation.js';
+import { mayAdmit } from '../../src/controller/policies/admission.js';
+import { POD_GRACE_SECONDS } from '../../src/controller/pods/templates.js';
+import type { InvocationObject, InvocationStatus } from '../../src/schemas/resources.js';
+import type { PodObject, PodStatus } from '../../src/schemas/pod.js';
+import type { InvocationReport } from '../../src/schemas/reports.js';
+
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+const TIMEOUT_S = 60;
+const s = (seconds: number) => seconds * 1000;
+
+function invocation(status?: InvocationStatus, name = 'inv-1', queued = '2026-01-01T00:00:00.000Z'): InvocationObject {
+  return {
+    apiVersion: 'browserfn.dev/v1alpha1',
+    kind: 'Invocation',
+    metadata: { name, namespace: 'p', uid: `uid-${name}`, creationTimestamp: '2026-01-01T00:00:00Z', annotations: { 'browserfn.dev/created-at': queued } },
+    spec: { functionName: 'f', functionUid: 'fu', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: {}, timeoutSeconds: TIMEOUT_S, sessionId: 's' },
+    status,
+  } as InvocationObject;
+}
+
+const pod = (status: PodStatus): PodObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'inv-1-a1', namespace: 'p' }, spec: { containers: [] }, status }) as PodObject;
+const running = (startedAt = T0, attempts = 1): InvocationStatus => ({ phase: 'RUNNING', podName: 'inv-1-a1', attempts, startedAt: new Date(startedAt).toISOString() });
+const observe = (o: Partial<InvocationObservation>): InvocationObservation => ({ inv: invocation(), pod: undefined, report: undefined, now: T0, ...o });
+
+describe('invocation policy', () => {
+  const cases: { name: string; observed: InvocationObservation; expect: Record<string, unknown> }[] = [
+    { name: 'a deleted invocation is forgotten', observed: observe({ inv: undefined }), expect: { action: 'forget' } },
+    { name: 'a finished invocation only cleans up', observed: observe({ inv: invocation({ phase: 'COMPLETED', podName: 'inv-1-a1' }) }), expect: { action: 'clean-up' } },
+    { name: 'a new invocation asks for admission', observed: observe({}), expect: { action: 'admit' } },
+    {
+      name: 'a pod that started running marks the invocation RUNNING with its expiry',
+      observed: observe({ inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }), pod: pod({ phase: 'Running' }), now: T0 + s(5) }),
+      expect: { action: 'mark-running', status: { phase: 'RUNNING', startedAt: new Date(T0 + s(5)).toISOString(), expiresAt: new Date(T0 + s(65)).toISOString() }, recheckAfterMs: s(TIMEOUT_S + POD_GRACE_SECONDS) },
+    },
+    {
+      name: 'a running invocation within its deadline waits for the rest of it',
+      observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), now: T0 + s(30) }),
+      expect: { action: 'wait', recheckAfterMs: s(TIMEOUT_S + POD_GRACE_SECONDS - 30) },
+    },
+    {
+      name: 'deadline passed without a report: FAILED with TIMED_OUT',
+      observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), now: T0 + s(TIMEOUT_S + POD_GRACE_SECONDS) }),
+      expect: { action: 'finish', phase: 'FAILED', status: { cause: { code: 'TIMED_OUT', message: `The invocation did not finish within its timeout of ${TIMEOUT_S} s` }, endedAt: new Date(T0 + s(120)).toISOString() } },
+    },
+    {
+      name: 'a report finishes it with the results',
+      observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), report: { kind: 'invocation', phase: 'COMPLETED', results: { ok: 1 }, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport }),
+      expect: { action: 'finish', phase: 'COMPLETED', status: { results: { ok: 1 }, cause: undefined, startedAt: 'a', endedAt: 'b' } },
+    },
+    {
+      name: 'a report wins over an expired deadline',
+      observed: observe({ inv: invocation(running()), report: { kind: 'invocation', phase: 'FAILED', cause: { code: 'WORKLOAD_ERROR', message: 'x' }, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport, now: T0 + s(10_000) }),
+      expect: { action: 'finish', phase: 'FAILED' },
+    },
+    {
+      name: 'pod deleted before it reported, first attempt: retried',
+      observed: observe({ inv: invocation(running()) }),
+      expect: { action: 'retry', why: 'its browser pod was deleted before it reported' },
+    },
+    {
+      name: 'pod ended without reporting, first attempt: retried',
+      observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Failed', reason: 'NodeRestarted' }) }),
+      expect: { action: 'retry', why: 'its browser pod ended (NodeRestarted) without reporting' },
+    },
+    {
+      name: `pod lost on attempt ${MAX_ATTEMPTS}: FAILED with INTERNAL_ERROR`,
+      observed: observe({ inv: invocation(running(T0, MAX_ATTEMPTS)), now: T0 + s(1) }),
+      expect: {
+        action: 'finish',
+        phase: 'FAILED',
+        status: { cause: { code: 'INTERNAL_ERROR', message: 'The invocation could not finish: its browser pod was deleted before it reported' }, endedAt: new Date(T0 + s(1)).toISOString() },
+      },
+    },
+    {
+      name: 'pod of a PENDING invocation ended before the handler started, last attempt: says so',
+      observed: observe({ inv: invocation({ phase: 'PENDING', podName: 'inv-1-a2', attempts: MAX_ATTEMPTS }), pod: pod({ phase: 'Failed', reason: 'Error' }) }),
+      expect: { action: 'finish', phase: 'FAILED', status: { cause: { code: 'INTERNAL_ERROR', message: 'The invocation could not finish: its browser pod ended (Error) without reporting (the handler never started)' }, endedAt: new Date(T0).toISOString() } },
+    },
+    {
+      name: 'a PENDING invocation whose pod vanished before running is admitted again',
+      observed: observe({ inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }) }),
+      expect: { action: 'admit' },
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const step = nextInvocationStep(c.observed) as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(c.expect)) assert.deepEqual(step[key], value, `${key} of ${JSON.stringify(step)}`);
+    });
+  }
+});
+
+describe('admission policy', () => {
+  const pending = (name: string, queued: string) => invocation(undefined, name, queued);
+  const busy = (name: string) => invocation({ phase: 'RUNNING', podName: `${name}-a1` }, name);
+  const sets = { admitted: new Set<string>(), finished: new Set<string>() };
+
+  it('admits the oldest waiting invocations while slots are free', () => {
+    const older = pending('b', '2026-01-01T00:00:01.000Z');
+    const newer = pending('a', '2026-01-01T00:00:02.000Z');
+    const invocations = [newer, older, busy('r')];
+    assert.equal(mayAdmit({ ...sets, candidate: older, invocations, maxConcurrent: 2 }), true);
+    assert.equal(mayAdmit({ ...sets, candidate: newer, invocations, maxConcurrent: 2 }), false, 'one slot: the older one takes it');
+    assert.equal(mayAdmit({ ...sets, candidate: newer, invocations, maxConcurrent: 3 }), true);
+  });
+
+  it('counts admissions the cache does not show yet, and not invocations it just finished', () => {
+    const candidate = pending('c', '2026-01-01T00:00:05.000Z');
+    const invocations = [candidate, busy('r')];
+    assert.equal(mayAdmit({ candidate, invocations, admitted: new Set(['p/x']), finished: new Set(), maxConcurrent: 2 }), false);
+    assert.equal(mayAdmit({ candidate, invocations, admitted: new Set(), finished: new Set(['p/r']), maxConcurrent: 1 }), true);
+  });
+
+  it('treats a candidate missing from the cache as the newest', () => {
+    const candidate = pending('late', '2026-01-01T00:00:00.000Z');
+    assert.equal(mayAdmit({ ...sets, candidate, invocations: [pending('w', '2026-01-01T00:00:09.000Z')], maxConcurrent: 1 }), false);
+    assert.equal(mayAdmit({ ...sets, candidate, invocations: [], maxConcurrent: 1 }), true);
+  });
+
+  it('orders invocations queued in the same millisecond by name', () => {
+    const a = pending('a', '2026-01-01T00:00:01.000Z');
+    const b = pending('b', '2026-01-01T00:00:01.000Z');
+    assert.equal(mayAdmit({ ...sets, candidate: a, invocations: [b, a], maxConcurrent: 1 }), true);
+    assert.equal(mayAdmit({ ...sets, candidate: b, invocations: [b, a], maxConcurrent: 1 }), false);
+  });
+});

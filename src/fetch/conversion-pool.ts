@@ -103,7 +103,6 @@ export class ConversionPool {
 
   private spawn(): void {
     const worker = new Worker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.options.heapMb } });
-    worker.unref();
     const slot: Slot = { worker, ready: false };
     worker.on('message', (reply: ConversionReply) => {
       if ('ready' in reply) {
@@ -131,6 +130,8 @@ export class ConversionPool {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`exited with code ${code}`)));
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
     this.slots.push(slot);
   }
 

@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../api/app.js';
 import { functionRoutes, internalRoutes } from '../api/routes/index.js';
 import { fetchRoutes } from '../api/routes/fetch.js';
+import { FetchService } from '../fetch/fetch-service.js';
+import { loadFetchSettings } from '../fetch/settings.js';
 import { secretRoutes } from '../api/routes/secrets/index.js';
 import type { RouteDefinition } from '../api/route.js';
 import type { ClusterPort } from '../cluster/port.js';
@@ -65,7 +67,8 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   let nodeAgent: NodeAgent | undefined;
   let ready = false;
 
-  const routes: RouteDefinition[] = options.api ? [...functionRoutes, ...secretRoutes, ...fetchRoutes(), ...internalRoutes] : [];
+  const fetchService = options.api ? new FetchService(loadFetchSettings(process.env)) : undefined;
+  const routes: RouteDefinition[] = options.api ? [...functionRoutes, ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   const server = createServer(app.callback());
   await listen(server, settings.port, settings.host);
@@ -79,6 +82,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await closed;
+    await fetchService?.close();
     await manager?.stop();
     await nodeAgent?.stop();
     await cluster.close();

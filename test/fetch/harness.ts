@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createApp } from '../../src/api/app.js';
 import { fetchRoutes, type FetchRoutesOptions } from '../../src/api/routes/fetch.js';
+import { FetchService } from '../../src/fetch/fetch-service.js';
+import { loadFetchSettings } from '../../src/fetch/settings.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
 import { Metrics } from '../../src/config/metrics.js';
@@ -29,10 +31,8 @@ export async function startFetchApi(env: NodeJS.ProcessEnv = {}, options: Omit<F
   const dataDir = mkdtempSync(join(tmpdir(), 'bfn-fetch-'));
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${API_KEY}:default,alpha-key:alpha,beta-key:beta`, ...env } });
   const metrics = new Metrics();
-  const app = createApp(
-    { settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics },
-    { routes: fetchRoutes({ env: { BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_WORKERS: '2', ...env }, ...options }) },
-  );
+  const service = new FetchService(loadFetchSettings({ BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_WORKERS: '2', ...env }), { resolve: options.resolve });
+  const app = createApp({ settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics }, { routes: fetchRoutes({ service }) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -50,6 +50,7 @@ export async function startFetchApi(env: NodeJS.ProcessEnv = {}, options: Omit<F
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

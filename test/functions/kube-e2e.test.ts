@@ -16,6 +16,7 @@ import { createLogger } from '../../src/config/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service.js';
 import { ensureControlPlane, kubectl, type ControlPlane } from '../support/controlplane.js';
 import { startHoldServer, type HoldServer } from '../support/hold-server.js';
+import { assertNoProcessesUnder } from '../support/processes.js';
 import { writeProject } from '../support/projects.js';
 import { publish, waitInvocation } from '../support/publish.js';
 import { waitFor, type TestService } from '../support/service.js';
@@ -97,7 +98,11 @@ describe('functions end to end on a real kube-apiserver', function () {
       await kubectl(['delete', 'node', nodeName, '--wait=false']);
       if (plane.startedHere) await plane.stop();
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    try {
+      await assertNoProcessesUnder(dataDir, 'the services stopped');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('publishes and invokes through the façade; objects, pods and the node are real API objects', async () => {

@@ -5,7 +5,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { startHoldServer, type HoldServer } from '../support/hold-server.js';
 import { publish, waitInvocation } from '../support/publish.js';
-import { processesMentioning } from '../support/processes.js';
+import { processesUnder } from '../support/processes.js';
 
 const HOLD_FN = `
 import { defineFn } from 'browserfn';
@@ -60,7 +60,7 @@ describe('invocation queue and restarts (embedded)', function () {
     const queued = await invoke('queued');
     await hold.arrived(1);
     await svc.restart();
-    assert.deepEqual(processesMentioning(svc.dataDir), [], 'no Chromium or user process outlives the stop');
+    assert.deepEqual(processesUnder(svc.dataDir), [], 'no Chromium or user process outlives the stop');
     hold.release();
     const [a, b] = await Promise.all([waitInvocation(svc, first), waitInvocation(svc, queued)]);
     assert.equal(b.status, 'COMPLETED', JSON.stringify(b.cause));

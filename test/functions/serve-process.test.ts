@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeProject } from '../support/projects.js';
 import { startHoldServer } from '../support/hold-server.js';
-import { processesMentioning } from '../support/processes.js';
+import { processesUnder } from '../support/processes.js';
 import { waitFor } from '../support/service.js';
 import { packProject } from '../../src/cli/pack.js';
 
@@ -81,10 +81,10 @@ describe('browserfn serve (process)', function () {
         body: JSON.stringify({ params: { url: hold.url } }),
       });
       await hold.arrived(1);
-      assert.ok(processesMentioning(join(dataDir, 'pods')).length > 0, 'the invocation runs Chromium and the handler');
+      assert.ok(processesUnder(join(dataDir, 'pods')).length > 0, 'the invocation runs Chromium and the handler');
       served.child.kill('SIGTERM');
       assert.equal(await served.exited, 0, served.output());
-      assert.deepEqual(processesMentioning(join(dataDir, 'pods')), [], 'nothing of the pod outlives serve');
+      assert.deepEqual(processesUnder(join(dataDir, 'pods')), [], 'nothing of the pod outlives serve');
     } finally {
       hold.release();
       await hold.close();

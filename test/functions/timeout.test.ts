@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
-import { processesMentioning } from '../support/processes.js';
+import { processesUnder } from '../support/processes.js';
 
 describe('invocation timeout (embedded)', function () {
   this.timeout(240_000);
@@ -28,6 +28,6 @@ describe('invocation timeout (embedded)', function () {
     const session = await svc.request('GET', `/v1/sessions/${done.sessionId}`);
     assert.equal(session.body.status, 'TIMED_OUT');
     const podsDir = `${svc.dataDir}/pods`;
-    await waitFor('Chromium and the handler process to be gone', async () => (processesMentioning(podsDir).length === 0 ? true : undefined), 20_000);
+    await waitFor('Chromium and the handler process to be gone', async () => (processesUnder(podsDir).length === 0 ? true : undefined), 20_000);
   });
 });

@@ -1,12 +1,13 @@
 // End to end on the real stack (`browserfn serve` in-process, build and browser pods as processes):
 // a handler reads attached secrets as ctx.secrets from its next invocation on, and the value shows
-// up in no API response, invocation log or session log.
+// up in no API response, invocation log or session log, nor in the service's own log at debug level
+// (the server, the controllers, the node agent and, forwarded by it, every pod's own output).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
-import { sealBound, sealCompat, secretValueFor } from './harness.js';
+import { leakedForms, sealBound, sealCompat, secretValueFor } from './harness.js';
 import { Kinds } from '../../src/cluster/objects.js';
 
 const READER = `
@@ -32,7 +33,7 @@ describe('secrets reach handlers as ctx.secrets (end to end)', function () {
   let fnId: string;
 
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({}, { captureLog: true });
     const build = await publish(svc, writeProject({ 'index.ts': READER }));
     assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
     fnId = build.builtFunctions!.find((f) => f.name === 'secret-reader')!.id;
@@ -81,7 +82,13 @@ describe('secrets reach handlers as ctx.secrets (end to end)', function () {
 
     const seen = responses.join('\n');
     for (const value of [token, other, rotated]) {
-      for (const form of [value, JSON.stringify(value).slice(1, -1), Buffer.from(value).toString('base64')]) assert.ok(!seen.includes(form), 'a value came back in a response');
+      for (const form of leakedForms(value)) assert.ok(!seen.includes(form), 'a value came back in a response');
+    }
+    // The service's log was captured down to each pod's forwarded output, yet holds no value.
+    const logText = svc.logLines.join('\n');
+    for (const event of ['pod output', 'invocation ended', 'function process started']) assert.ok(logText.includes(event), `the log has "${event}"`);
+    for (const value of [token, other, rotated]) {
+      for (const form of leakedForms(value)) assert.ok(!logText.includes(form), `a value is in the service's log: ${svc.logLines.find((line) => line.includes(form))?.slice(0, 400)}`);
     }
     // Invocation objects keep no value either.
     const stored = JSON.stringify(await svc.service.cluster.resource(Kinds.Invocation).list('default'));

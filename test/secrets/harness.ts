@@ -2,12 +2,10 @@
 // log line captured (to prove that values never reach the log) and every response body recorded.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { createApp } from '../../src/api/app.js';
 import { secretRoutes } from '../../src/api/routes/secrets/index.js';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -18,6 +16,7 @@ import { Metrics } from '../../src/config/metrics.js';
 import type { FunctionObject } from '../../src/schemas/resources.js';
 import { boundTo, sealValue, UNBOUND } from '../../src/secrets/hpke.js';
 import { newSecretObject, type SecretMeta } from '../../src/secrets/objects.js';
+import { captureLog } from '../support/log-capture.js';
 
 export const KEYS = { a: 'k1', b: 'k2' } as const;
 export const PROJECTS = { a: 'proj-a', b: 'proj-b' } as const;
@@ -46,15 +45,8 @@ export interface Harness {
 
 export async function startHarness(): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-secrets-'));
-  const logLines: string[] = [];
   const responses: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const log = pino({ level: 'trace', base: { svc: 'browserfn' } }, sink);
+  const { log, lines: logLines } = captureLog('trace');
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${KEYS.a}:${PROJECTS.a},${KEYS.b}:${PROJECTS.b}` } });
   const cluster = await openEmbeddedCluster({ file: join(dataDir, 'store.db'), encryptionKey: randomBytes(32) });
   const app = createApp({ settings, cluster, log, metrics: new Metrics() }, { routes: secretRoutes });
@@ -115,6 +107,19 @@ export async function sealCompat(publicKeyB64: string, value: string): Promise<s
 export async function sealBound(publicKeyB64: string, project: string, secretKey: string, value: string): Promise<{ encapsulatedKey: string; sealedValue: string }> {
   const { enc, ciphertext } = await sealValue(new Uint8Array(Buffer.from(publicKeyB64, 'base64')), new TextEncoder().encode(value), boundTo(project, secretKey));
   return { encapsulatedKey: Buffer.from(enc).toString('base64'), sealedValue: Buffer.from(ciphertext).toString('base64') };
+}
+
+/**
+ * The forms a leaked value could take in a response or a JSON log line: as is, JSON-escaped once
+ * and twice (a pod's JSON log line forwarded inside the node agent's), base64 (Secret data,
+ * Basic auth) and base64url, and the random part alone (survives any escaping of the rest).
+ */
+export function leakedForms(value: string): string[] {
+  const escaped = JSON.stringify(value).slice(1, -1);
+  const forms = [value, escaped, JSON.stringify(escaped).slice(1, -1), Buffer.from(value).toString('base64'), Buffer.from(value).toString('base64url')];
+  const random = /[0-9a-f]{24}/.exec(value);
+  if (random) forms.push(random[0]);
+  return [...new Set(forms)];
 }
 
 /** A random value that is easy to search for in logs and bodies. */

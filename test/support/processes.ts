@@ -1,16 +1,63 @@
-// Finds processes whose command line mentions a path: how tests prove nothing was left running.
-import { readdirSync, readFileSync } from 'node:fs';
+// Finds processes that belong to a folder: how tests prove nothing was left running after a service
+// stopped. A pod agent's command line need not name its pod folder (it gets it through the
+// environment and runs in it), so the working directory counts as much as the command line.
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-export function processesMentioning(path: string): { pid: number; cmdline: string }[] {
-  const found: { pid: number; cmdline: string }[] = [];
+export interface FoundProcess {
+  pid: number;
+  cmdline: string;
+  cwd: string;
+}
+
+/** Living processes (zombies do not count) whose working directory is under `dir` or whose command line mentions it. */
+export function processesUnder(dir: string): FoundProcess[] {
+  const found: FoundProcess[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
+      if (isZombie(entry)) continue;
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(path)) found.push({ pid: Number(entry), cmdline });
+      const cwd = readlinkOrEmpty(`/proc/${entry}/cwd`);
+      if (cmdline.includes(dir) || cwd === dir || cwd.startsWith(dir + '/')) found.push({ pid: Number(entry), cmdline, cwd });
     } catch {
       // exited meanwhile
     }
   }
   return found;
+}
+
+/**
+ * Fails when a process of `dir` is still running once the kernel had a moment to reap what was
+ * killed; such leftovers are killed (they are this test run's own), so they cannot disturb later tests.
+ */
+export async function assertNoProcessesUnder(dir: string, after: string): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  let left = processesUnder(dir);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = processesUnder(dir);
+  }
+  if (left.length === 0) return;
+  for (const { pid } of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`${left.length} process(es) of ${dir} outlived ${after}:\n${left.map((p) => `  ${p.pid} cwd=${p.cwd} ${p.cmdline.slice(0, 300)}`).join('\n')}`);
+}
+
+function isZombie(pid: string): boolean {
+  // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+}
+
+function readlinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
 }

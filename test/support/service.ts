@@ -6,24 +6,36 @@ import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
 import { startStandalone } from '../../src/server/standalone.js';
 import type { RunningService } from '../../src/server/service.js';
+import { assertNoProcessesUnder } from './processes.js';
+import { captureLog } from './log-capture.js';
 
 export interface TestService {
   url: string;
   dataDir: string;
   apiKey: string;
   service: RunningService;
-  /** Stops and starts again on the same data dir (a process restart). */
+  /** The service's log lines (server, controllers, node agent and, at debug, every pod's own output) when started with `captureLog`. */
+  logLines: string[];
+  /** Stops and starts again on the same data dir (a process restart); fails if a pod's process outlives the stop. */
   restart(): Promise<void>;
+  /** Stops, fails if a pod's process (Chromium, pod or build agent, user code) outlives it, and removes the data dir. */
   stop(): Promise<void>;
   request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  /** Keep the service's log at debug level in `logLines` instead of discarding it. */
+  captureLog?: boolean;
+}
+
+export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-test-'));
   const apiKey = 'test-key-' + Math.random().toString(36).slice(2);
   // One npm cache for every test service, so dependency installs in builds hit the registry once.
   const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), ...env };
-  const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
+  const captured = options.captureLog ? captureLog('debug') : undefined;
+  const log = captured?.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), log);
   let service = await boot();
   const handle: TestService = {
     get url() {
@@ -31,16 +43,22 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     },
     dataDir,
     apiKey,
+    logLines: captured?.lines ?? [],
     get service() {
       return service;
     },
     async restart() {
       await service.stop();
+      await assertNoProcessesUnder(dataDir, 'the service stopped for a restart');
       service = await boot();
     },
     async stop() {
-      await service.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await service.stop();
+        await assertNoProcessesUnder(dataDir, 'the service stopped');
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
     async request(method, path, body, headers = {}) {
       const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey, ...headers } };

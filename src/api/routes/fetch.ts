@@ -15,6 +15,8 @@ export interface FetchRoutesOptions {
   env?: NodeJS.ProcessEnv;
   /** DNS resolution override (tests). */
   resolve?: Resolver;
+  /** The fetch service to serve; its owner closes it (its worker threads and connections). Made from `env` otherwise. */
+  service?: FetchService;
 }
 
 const fetchResultSchema = {
@@ -51,7 +53,7 @@ const errorSchema = {
 };
 
 export function fetchRoutes(options: FetchRoutesOptions = {}): RouteDefinition[] {
-  const service = new FetchService(loadFetchSettings(options.env ?? process.env), { resolve: options.resolve });
+  const service = options.service ?? new FetchService(loadFetchSettings(options.env ?? process.env), { resolve: options.resolve });
   const route = defineRoute({
     method: 'post',
     path: '/v1/fetch',

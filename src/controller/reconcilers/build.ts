@@ -14,6 +14,7 @@ import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { buildPod, buildPodName, type PodTemplateSettings } from '../pods/templates.js';
 import { setCondition } from '../conditions.js';
+import { createPodWithToken } from '../pods/token-secret.js';
 
 /** A build that has not reported by then is failed as TIMED_OUT. */
 export const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
@@ -56,11 +57,7 @@ export class BuildReconciler implements Reconciler {
       }
       const running = this.deps.pods.list((p) => p.metadata.labels?.[Labels.role] === Roles.buildPod && !isPodTerminal(p)).length;
       if (running >= this.deps.maxConcurrentBuilds) return { requeueAfterMs: 1000 };
-      try {
-        await cluster.resource<PodObject>(Kinds.Pod).create(buildPod(build, this.deps.templates));
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-      }
+      await createPodWithToken(cluster, buildPod(build, this.deps.templates), this.deps.templates.podTokenSecret);
       if (phase === 'PENDING') await this.setStatus(build, { phase: 'RUNNING', startedAt: nowIso() });
       return { requeueAfterMs: BUILD_TIMEOUT_MS };
     }

@@ -15,6 +15,7 @@ import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { POD_GRACE_SECONDS, browserPod, type PodTemplateSettings } from '../pods/templates.js';
 import { setCondition } from '../conditions.js';
+import { createPodWithToken } from '../pods/token-secret.js';
 
 /** A pod lost to a node restart before it reported is started again this many times in all. */
 export const MAX_ATTEMPTS = 2;
@@ -118,12 +119,10 @@ export class InvocationReconciler implements Reconciler {
     const attempt = (inv.status?.attempts ?? 0) + 1;
     const pod = browserPod(inv, attempt, this.deps.templates);
     try {
-      await this.deps.cluster.resource<PodObject>(Kinds.Pod).create(pod);
+      await createPodWithToken(this.deps.cluster, pod, this.deps.templates.podTokenSecret);
     } catch (err) {
-      if (!isAlreadyExists(err)) {
-        this.admitted.delete(key);
-        throw err;
-      }
+      this.admitted.delete(key);
+      throw err;
     }
     await this.setStatus(inv, { phase: 'PENDING', podName: pod.metadata.name, attempts: attempt });
     return { requeueAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };

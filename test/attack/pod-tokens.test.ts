@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { createApp } from '../../src/api/app.js';
 import { internalRoutes } from '../../src/api/routes/index.js';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
-import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../src/cluster/objects.js';
-import type { ClusterPort } from '../../src/cluster/port.js';
+import { Kinds, newObject, ownerReferenceTo, type KubeObject, type ResourceType } from '../../src/cluster/objects.js';
+import type { ClusterPort, ResourceClient } from '../../src/cluster/port.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
 import { Metrics } from '../../src/config/metrics.js';
@@ -25,6 +25,7 @@ import { archiveName, outcomeName, buildOutputName } from '../../src/functions/a
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { REPORT_BODY_LIMITS } from '../../src/api/routes/internal/report-limits.js';
+import { ContainerConfigError, resolveContainerEnv } from '../../src/runtime/node-agent/container-env.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
@@ -240,6 +241,50 @@ describe('attack: pod tokens on the internal routes', function () {
       assert.ok(res.status >= 400 && res.status < 500, `${path}: ${res.status}`);
     }
     assert.equal((await call(facade, ROUTES[0], { namespace: NS, name: browserPod.metadata.name }, tokenFor(browserPod))).status < 300, true);
+  });
+});
+
+describe('the node agent resolves env valueFrom.secretKeyRef like a kubelet', function () {
+  this.timeout(60_000);
+  let facade: Facade;
+  before(async () => {
+    facade = await startFacade();
+  });
+  after(async () => facade?.close());
+
+  const container = { name: 'agent', image: 'img', env: [{ name: 'PLAIN', value: 'p' }, { name: 'BROWSERFN_POD_TOKEN', valueFrom: { secretKeyRef: { name: 'late-a1-token', key: POD_TOKEN_KEY } } }] };
+
+  it('waits for a Secret the controller creates after the pod', async () => {
+    const pod = await invocationWithPod(facade.cluster, NS, 'late');
+    let firstLookup!: () => void;
+    const lookedUp = new Promise<void>((resolve) => (firstLookup = resolve));
+    // The same store, telling the test when the agent has looked for the Secret (and not found it).
+    const watching = {
+      backend: facade.cluster.backend,
+      close: () => facade.cluster.close(),
+      resource: (type: ResourceType) => {
+        const inner = facade.cluster.resource(type);
+        return Object.assign(Object.create(inner) as ResourceClient, { get: (ns: string | undefined, name: string) => inner.get(ns, name).finally(firstLookup) });
+      },
+    } as ClusterPort;
+    const env = resolveContainerEnv(watching, pod, container, { timeoutMs: 30_000 });
+    await lookedUp;
+    const token = tokenFor(pod);
+    await facade.cluster.resource(Kinds.Secret).create(
+      newObject<KubeObject>(Kinds.Secret, { name: 'late-a1-token', namespace: NS, ownerReferences: [ownerReferenceTo(pod)] }, { data: { [POD_TOKEN_KEY]: Buffer.from(token).toString('base64') } }),
+    );
+    assert.deepEqual(await env, { PLAIN: 'p', BROWSERFN_POD_TOKEN: token });
+  });
+
+  it('fails the pod clearly, naming the Secret, when it never appears', async () => {
+    const pod = await invocationWithPod(facade.cluster, NS, 'never');
+    const missing = { ...container, env: [{ name: 'T', valueFrom: { secretKeyRef: { name: 'never-a1-token', key: POD_TOKEN_KEY } } }] };
+    await assert.rejects(resolveContainerEnv(facade.cluster, pod, missing, { timeoutMs: 300 }), (err: Error) => {
+      assert.ok(err instanceof ContainerConfigError);
+      assert.equal(err.reason, 'CreateContainerConfigError');
+      assert.match(err.message, /secret "never-a1-token" not found in namespace proj-a/);
+      return true;
+    });
   });
 });
 

@@ -1,7 +1,7 @@
 // Build reconciler: PENDING → a build pod runs (RUNNING) → its report arrives as the Build's output
 // ConfigMap → Functions and versions are published → COMPLETED (or FAILED with a cause).
 import { Kinds, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
-import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
 import { Labels, Roles, type BuildObject, type BuildStatus, type BuiltFunction } from '../../schemas/resources.js';

@@ -2,7 +2,7 @@
 // runs each in a fresh browser pod, turns the pod's report (the outcome ConfigMap) into the
 // terminal status, and enforces the deadline even when a pod never reports.
 import { Kinds } from '../../cluster/objects.js';
-import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
 import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';

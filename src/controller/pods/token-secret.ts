@@ -2,7 +2,7 @@
 // and referenced from the pod's env with secretKeyRef: whoever can read Pods does not see it. It is
 // made right after the Pod, once the Pod's UID — which the token is bound to — is known.
 import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
-import { isAlreadyExists, type ClusterPort } from '../../cluster/port.js';
+import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import { Labels, Roles } from '../../schemas/resources.js';
 import type { PodObject } from '../../schemas/pod.js';
 import { issuePodToken } from '../../runtime/pod-token.js';
@@ -38,14 +38,13 @@ export async function ensurePodTokenSecret(cluster: ClusterPort, pod: PodObject,
   const wanted = podTokenSecret(pod, signingSecret);
   const existing = await secrets.get(pod.metadata.namespace!, wanted.metadata.name);
   if (existing?.metadata.ownerReferences?.some((ref) => ref.uid === pod.metadata.uid)) return;
-  if (existing) {
-    await secrets.update({ ...wanted, metadata: { ...wanted.metadata, resourceVersion: existing.metadata.resourceVersion } });
-    return;
-  }
   try {
-    await secrets.create(wanted);
+    if (existing) await secrets.update({ ...wanted, metadata: { ...wanted.metadata, resourceVersion: existing.metadata.resourceVersion } });
+    else await secrets.create(wanted);
   } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
+    // The old pod's Secret was garbage-collected meanwhile: make ours.
+    if (existing && isNotFound(err)) await secrets.create(wanted);
+    else if (!isAlreadyExists(err)) throw err;
   }
 }
 

@@ -285,6 +285,8 @@ describe('the node agent resolves env valueFrom.secretKeyRef like a kubelet', fu
       assert.match(err.message, /secret "never-a1-token" not found in namespace proj-a/);
       return true;
     });
+    const optional = { ...container, env: [{ name: 'T', valueFrom: { secretKeyRef: { name: 'never-a1-token', key: POD_TOKEN_KEY, optional: true } } }] };
+    assert.deepEqual(await resolveContainerEnv(facade.cluster, pod, optional, { timeoutMs: 30_000 }), {}, 'an optional reference is left unset at once');
   });
 });
 

@@ -25,13 +25,16 @@ export async function resolveContainerEnv(cluster: ClusterPort, pod: PodObject, 
   const env: Record<string, string> = {};
   for (const entry of container.env ?? []) {
     const ref = entry.valueFrom?.secretKeyRef;
-    if (ref) env[entry.name] = await secretValue(cluster, pod.metadata.namespace!, ref, wait);
-    else if (entry.value !== undefined) env[entry.name] = entry.value;
+    if (ref) {
+      const value = await secretValue(cluster, pod.metadata.namespace!, ref, wait);
+      if (value !== undefined) env[entry.name] = value;
+    } else if (entry.value !== undefined) env[entry.name] = entry.value;
   }
   return env;
 }
 
-async function secretValue(cluster: ClusterPort, namespace: string, ref: { name: string; key: string }, wait: SecretWait): Promise<string> {
+/** The value, waiting for it; an `optional` reference that is missing gives undefined at once (as in Kubernetes). */
+async function secretValue(cluster: ClusterPort, namespace: string, ref: { name: string; key: string; optional?: boolean }, wait: SecretWait): Promise<string | undefined> {
   const secrets = cluster.resource(Kinds.Secret);
   const deadline = Date.now() + wait.timeoutMs;
   let delayMs = 50;
@@ -39,6 +42,7 @@ async function secretValue(cluster: ClusterPort, namespace: string, ref: { name:
     const secret = await secrets.get(namespace, ref.name);
     const data = secret && !secret.metadata.deletionTimestamp ? secret.data?.[ref.key] : undefined;
     if (data !== undefined) return Buffer.from(data, 'base64').toString('utf8');
+    if (ref.optional) return undefined;
     if (wait.cancelled?.()) throw new ContainerConfigError('the pod was deleted while it waited for its Secret');
     if (Date.now() + delayMs > deadline) {
       const missing = secret ? `key "${ref.key}" of secret "${ref.name}"` : `secret "${ref.name}"`;

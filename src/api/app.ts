@@ -1,5 +1,5 @@
 // Builds the Koa façade from route definitions. Every route gets the same pipeline:
-// request id → error body → auth → validation → handler.
+// request id → error body → auth → validation → handler; a route's own `authorize` runs before its body is read.
 import Koa from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
@@ -39,6 +39,8 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
       const message = known ? err.message : `Internal error (request ${ctx.state.requestId}); the server log has details`;
       ctx.status = status;
       ctx.body = errorBody(status, message, known ? err.extra : {});
+      // Refused before its body arrived (401, 413…): close rather than read the rest to keep the connection.
+      if (!ctx.req.complete) ctx.set('connection', 'close');
     }
   });
 
@@ -65,14 +67,17 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
       const params = { ...ctx.params } as Record<string, unknown>;
       const query = { ...ctx.query } as Record<string, unknown>;
       validate('path', route.request?.params, params);
+      // Before the body: a caller that is not allowed never makes the server read (or buffer) it.
+      const caller: unknown = route.authorize ? await route.authorize(ctx, params, deps) : undefined;
       validate('query', route.request?.query, query);
       let body: unknown;
       if (route.request?.body) {
-        body = await readJsonBody(ctx, route.request.bodyLimit ?? DEFAULT_BODY_LIMIT);
+        const limit = route.request.bodyLimit;
+        body = await readJsonBody(ctx, typeof limit === 'function' ? limit(caller) : limit ?? DEFAULT_BODY_LIMIT);
         if (body === undefined) body = {};
         validate('body', route.request.body, body);
       }
-      await route.handle(ctx, { params, query, body }, deps);
+      await route.handle(ctx, { params, query, body, caller }, deps);
     });
   }
 

@@ -4,7 +4,8 @@ import type { KubeObject } from '../cluster/objects.js';
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  /** Resolved when the container starts (kubelet, or the local node agent's container-env.ts). */
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
 }
 
 export interface Container {

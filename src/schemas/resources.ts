@@ -123,4 +123,5 @@ export const Roles = {
   buildPod: 'build',
   browserPod: 'browser',
   projectSecret: 'project-secret',
+  podToken: 'pod-token',
 } as const;

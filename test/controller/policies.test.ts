@@ -4,6 +4,7 @@ import { deterministicUuid, functionObjectName } from '../../src/functions/namin
 import { capLogs, capResults, OUTCOME_LIMITS } from '../../src/functions/outcome-limits.js';
 import { browserPod } from '../../src/controller/pods/templates.js';
 import { verifyPodToken } from '../../src/runtime/pod-token.js';
+import { POD_TOKEN_KEY, TOKEN_START_ALLOWANCE_SECONDS, podTokenSecret } from '../../src/controller/pods/token-secret.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { InvocationReport } from '../../src/schemas/reports.js';
 
@@ -58,9 +59,17 @@ describe('controller policies', () => {
     assert.equal(pod.spec.automountServiceAccountToken, false);
     assert.equal(pod.spec.activeDeadlineSeconds, 120);
     assert.equal(pod.metadata.ownerReferences?.[0].uid, inv.metadata.uid);
-    const token = pod.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_POD_TOKEN')!.value!;
-    assert.ok(verifyPodToken('secret', 'proj', 'abc-a1', token));
-    assert.ok(!verifyPodToken('secret', 'proj', 'abc-a2', token));
+    // The token is not in the Pod: it comes from the pod's own token Secret, bound to the pod's UID.
+    const tokenEnv = pod.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_POD_TOKEN')!;
+    assert.equal(tokenEnv.value, undefined);
+    assert.deepEqual(tokenEnv.valueFrom, { secretKeyRef: { name: 'abc-a1-token', key: POD_TOKEN_KEY } });
+    const secret = podTokenSecret({ ...pod, metadata: { ...pod.metadata, uid: 'pod-uid-1' } }, 'secret', 1_000_000);
+    assert.equal(secret.metadata.ownerReferences?.[0].uid, 'pod-uid-1');
+    const token = Buffer.from(secret.data![POD_TOKEN_KEY], 'base64').toString();
+    const check = verifyPodToken('secret', token, { namespace: 'proj', name: 'abc-a1' }, 1_000_000);
+    assert.ok(check.ok && check.claims.uid === 'pod-uid-1' && check.claims.exp === 1000 + 120 + TOKEN_START_ALLOWANCE_SECONDS);
+    assert.ok(!verifyPodToken('secret', token, { namespace: 'proj', name: 'abc-a2' }, 1_000_000).ok);
+    assert.ok(!verifyPodToken('secret', token, { namespace: 'proj', name: 'abc-a1' }, (1000 + 120 + TOKEN_START_ALLOWANCE_SECONDS) * 1000).ok, 'expired');
     assert.deepEqual(pod.spec.containers[0].securityContext?.capabilities, { drop: ['ALL'] });
     assert.equal(pod.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_VIEWPORT'), undefined);
 

@@ -178,6 +178,11 @@ describe('functions end to end on a real kube-apiserver', function () {
       await hold2.arrived(1);
       const { items: pods } = await api.cluster.resource<PodObject>(Kinds.Pod).list(project, { labelSelector: `browserfn.dev/invocation=${created.body.id}` });
       assert.deepEqual(pods[0].spec.containers.map((c) => c.name), ['chromium', 'agent'], 'Chromium and the pod agent are separate containers');
+      // The pod token is not in the Pod: a Secret owned by the pod holds it (the garbage collector removes it with the pod).
+      const tokenEnv = pods[0].spec.containers[1].env?.find((e) => e.name === 'BROWSERFN_POD_TOKEN');
+      assert.deepEqual(tokenEnv, { name: 'BROWSERFN_POD_TOKEN', valueFrom: { secretKeyRef: { name: `${pods[0].metadata.name}-token`, key: 'token' } } });
+      const tokenSecret = await api.cluster.resource(Kinds.Secret).get(project, `${pods[0].metadata.name}-token`);
+      assert.equal(tokenSecret?.metadata.ownerReferences?.[0].uid, pods[0].metadata.uid);
       assert.equal(pods[0].spec.automountServiceAccountToken, false);
       for (const c of pods[0].spec.containers) {
         assert.equal(c.securityContext?.readOnlyRootFilesystem, true);

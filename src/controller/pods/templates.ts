@@ -3,7 +3,7 @@
 import { ownerReferenceTo } from '../../cluster/objects.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
-import { podToken } from '../../runtime/pod-token.js';
+import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 
 export interface PodTemplateSettings {
@@ -11,6 +11,7 @@ export interface PodTemplateSettings {
   nodeName?: string;
   /** Base URL the agents use to reach the control plane. */
   controlUrl: string;
+  /** Signs pod tokens (the reconcilers put each pod's token in its token Secret). */
   podTokenSecret: string;
   image: string;
   /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
@@ -88,7 +89,8 @@ function podFor(
             { name: 'BROWSERFN_CONTROL_URL', value: settings.controlUrl },
             { name: 'BROWSERFN_POD_NAMESPACE', value: namespace },
             { name: 'BROWSERFN_POD_NAME', value: name },
-            { name: 'BROWSERFN_POD_TOKEN', value: podToken(settings.podTokenSecret, namespace, name) },
+            // Bound to the pod's UID, so it can only be made once the pod exists: see token-secret.ts.
+            { name: 'BROWSERFN_POD_TOKEN', valueFrom: { secretKeyRef: { name: podTokenSecretName(name), key: POD_TOKEN_KEY } } },
             { name: 'BROWSERFN_POD_DIR', value: '/work' },
             ...extraEnv,
           ],

@@ -2,7 +2,7 @@
 // pod runs (RUNNING) → its report arrives as the Build's output ConfigMap → Functions and versions
 // are published → COMPLETED (or FAILED with a cause).
 import { Kinds, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
-import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
 import { Labels, Roles, type BuildObject, type BuildStatus, type BuiltFunction } from '../../schemas/resources.js';
@@ -17,6 +17,7 @@ import { setCondition } from '../conditions.js';
 import { isoAt, systemClock, type Clock } from '../runtime/clock.js';
 import { buildOutcome, nextBuildStep } from '../policies/build.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
+import { createPodWithToken } from '../pods/token-secret.js';
 
 export { BUILD_TIMEOUT_MS } from '../policies/build.js';
 
@@ -67,11 +68,7 @@ export class BuildReconciler implements Reconciler {
         await this.fail(build!, step.code, step.message);
         return this.deletePod(build!);
       case 'start-pod':
-        try {
-          await cluster.resource<PodObject>(Kinds.Pod).create(buildPod(build!, this.deps.templates));
-        } catch (err) {
-          if (!isAlreadyExists(err)) throw err;
-        }
+        await createPodWithToken(cluster, buildPod(build!, this.deps.templates), this.deps.templates.podTokenSecret);
         if (step.markRunning) await this.setStatus(build!, { phase: 'RUNNING', startedAt: isoAt(this.now()) });
         return { requeueAfterMs: step.recheckAfterMs };
       case 'wait':

@@ -3,7 +3,7 @@
 // pod's report (the outcome ConfigMap) into the terminal status, and enforces the deadline even
 // when a pod never reports.
 import { Kinds } from '../../cluster/objects.js';
-import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
 import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';
@@ -19,6 +19,7 @@ import { isoAt, systemClock, type Clock } from '../runtime/clock.js';
 import { invocationKey, mayAdmit } from '../policies/admission.js';
 import { nextInvocationStep } from '../policies/invocation.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
+import { createPodWithToken } from '../pods/token-secret.js';
 
 const QUEUE_RECHECK_MS = 2000;
 
@@ -94,12 +95,10 @@ export class InvocationReconciler implements Reconciler {
     const attempt = (inv.status?.attempts ?? 0) + 1;
     const pod = browserPod(inv, attempt, this.deps.templates);
     try {
-      await this.deps.cluster.resource<PodObject>(Kinds.Pod).create(pod);
+      await createPodWithToken(this.deps.cluster, pod, this.deps.templates.podTokenSecret);
     } catch (err) {
-      if (!isAlreadyExists(err)) {
-        this.admitted.delete(key);
-        throw err;
-      }
+      this.admitted.delete(key);
+      throw err;
     }
     await this.setStatus(inv, { phase: 'PENDING', podName: pod.metadata.name, attempts: attempt });
     return { requeueAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };

@@ -12,6 +12,7 @@ import type { Logger } from '../../config/logger.js';
 import { Informer, objectKey } from '../../controller/runtime/informer.js';
 import type { Container, PodObject, PodStatus } from '../../schemas/pod.js';
 import { NodeRegistration } from './registration.js';
+import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -121,8 +122,21 @@ export class NodeAgent {
     // pod's CDP port becomes a free port of its own.
     const podEnv: Record<string, string> = {};
     if (pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+    let containerEnvs: Record<string, string>[];
+    try {
+      const wait = { ...DEFAULT_SECRET_WAIT, cancelled: () => local.stopping };
+      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait)));
+    } catch (err) {
+      // As a kubelet that cannot build a container's config: the pod does not start, and says why.
+      this.local.delete(key);
+      this.finished.add(pod.metadata.uid ?? '');
+      rmSync(dir, { recursive: true, force: true });
+      const reason = err instanceof ContainerConfigError ? err.reason : 'Error';
+      if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message: (err as Error).message });
+      return;
+    }
     if (local.stopping) return;
-    for (const container of pod.spec.containers) local.containers.push(this.startContainer(key, pod, container, dir, podEnv, local.output));
+    pod.spec.containers.forEach((container, i) => local.containers.push(this.startContainer(key, pod, container, containerEnvs[i], dir, podEnv, local.output)));
     local.exited = Promise.all(local.containers.map((c) => c.exited));
     this.options.log.debug({ pod: key, pids: local.containers.map((c) => c.child.pid) }, 'pod started');
     void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
@@ -146,12 +160,12 @@ export class NodeAgent {
   }
 
   /** One container as one process group: its volumes are folders of the pod's folder, `$(VAR)` expanded. */
-  private startContainer(key: string, pod: PodObject, container: Container, dir: string, podEnv: Record<string, string>, output: string[]): LocalContainer {
+  private startContainer(key: string, pod: PodObject, container: Container, containerEnv: Record<string, string>, dir: string, podEnv: Record<string, string>, output: string[]): LocalContainer {
     const mounts = (container.volumeMounts ?? []).map((m) => ({ from: m.mountPath, to: join(dir, m.name) }));
     for (const { to } of mounts) mkdirSync(to, { recursive: true, mode: 0o700 });
     const localPath = (value: string) => mounts.reduce((v, m) => v.split(m.from).join(m.to), value);
     const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.options.baseEnv };
-    for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = localPath(e.value);
+    for (const [name, value] of Object.entries(containerEnv)) env[name] = localPath(value);
     Object.assign(env, podEnv);
     const expand = (arg: string) => localPath(arg).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
     const [file, args] = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])].map(expand));

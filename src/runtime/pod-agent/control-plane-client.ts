@@ -2,6 +2,8 @@
 // /internal/v1/pods/{namespace}/{pod}, each with the pod's bearer token. Network errors and 5xx
 // are retried with backoff; the report is retried longer, since losing it loses the outcome.
 import type { AgentSettings } from './agent-settings.js';
+import type { PodReport } from '../../schemas/reports.js';
+import { fitReport } from './report-fit.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -40,8 +42,9 @@ export class ControlPlaneClient {
     return this.#request('GET', '/artifact', FETCH_RETRY);
   }
 
-  async postReport(report: unknown): Promise<void> {
-    await this.#request('POST', '/report', REPORT_RETRY, JSON.stringify(report));
+  /** Sends the report fitted to the sizes the control plane keeps (larger bodies are refused unread). */
+  async postReport(report: PodReport): Promise<void> {
+    await this.#request('POST', '/report', REPORT_RETRY, JSON.stringify(fitReport(report)));
   }
 
   async #request(method: string, path: string, retry: RetryPolicy, body?: string): Promise<Buffer> {

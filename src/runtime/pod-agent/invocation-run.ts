@@ -255,7 +255,7 @@ export class InvocationRun {
       sessionLogs: redactDeep(sessionLogs, this.#redact),
     };
     if (outcome.phase === 'COMPLETED') {
-      if (outcome.results !== undefined) report.results = outcome.results;
+      if (outcome.results !== undefined) report.results = redactDeep(outcome.results, this.#redact);
     } else {
       report.cause = { code: outcome.cause.code, message: this.#redact(outcome.cause.message) };
     }

@@ -38,7 +38,14 @@ export class RuntimeApiServer {
   constructor(handlers: RuntimeApiHandlers, maxBodyBytes: number) {
     this.#handlers = handlers;
     this.#maxBodyBytes = maxBodyBytes;
-    this.#server = createServer((request, response) => this.#route(request, response));
+    this.#server = createServer((request, response) => {
+      // Whatever the user process sends, the agent keeps running: a bad request is answered, never thrown.
+      try {
+        this.#route(request, response);
+      } catch (error) {
+        if (!response.headersSent) sendJson(response, 400, { errorMessage: `bad request: ${(error as Error).message}`, errorType: 'InvalidRequest' });
+      }
+    });
   }
 
   /** Listens on an ephemeral loopback port; returns `host:port` for AWS_LAMBDA_RUNTIME_API. */
@@ -63,7 +70,9 @@ export class RuntimeApiServer {
     if (request.method === 'POST' && path === `${PREFIX}/init/error`) return this.#receive(request, response, 'init-error');
     const result = request.method === 'POST' ? RESULT_PATH.exec(path) : null;
     if (result) {
-      if (!this.#served || decodeURIComponent(result[1]) !== this.#served.requestId) {
+      const requestId = safeDecode(result[1]);
+      if (requestId === undefined) return sendJson(response, 400, { errorMessage: 'malformed percent-escape in the request ID', errorType: 'InvalidRequestID' });
+      if (!this.#served || requestId !== this.#served.requestId) {
         return sendJson(response, 400, { errorMessage: 'unknown request ID', errorType: 'InvalidRequestID' });
       }
       return this.#receive(request, response, result[2] as 'response' | 'error');
@@ -115,4 +124,12 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   response.end(text);
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }

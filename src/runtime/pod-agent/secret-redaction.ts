@@ -1,29 +1,71 @@
-// Secret values never leave the pod in logs: every occurrence, also URL- or JSON-escaped, becomes [REDACTED].
+// Secret values never leave the pod in logs, session logs, failure messages or results. A value
+// is found however it was written: as is, JSON-escaped (also twice), percent- or form-encoded (any
+// mix, any hex case), or in base64/base64url at any alignment (`Authorization: Basic …`). Where a
+// text was cut by truncation (its start, its end, or just before a `…` marker), a long enough
+// prefix or suffix of a value at that edge is redacted too. See docs/secrets.md for the minimum
+// lengths and what is not covered.
+import { decodedViews, type View } from './redaction/decoded-views.js';
+import { MIN_DERIVED_BYTES, prefixBefore, secretForms, suffixAtStart, type SecretForm } from './redaction/secret-forms.js';
+
 export const REDACTED = '[REDACTED]';
+export { MIN_DERIVED_BYTES, MIN_SECRET_CHARS } from './redaction/secret-forms.js';
 
 export type Redactor = (text: string) => string;
 
+/** `…`, which every truncation marker of the pod agent starts with: the text before it may be a cut value. */
+const ELLIPSIS = Buffer.from('…', 'utf8');
+
+type Span = [from: number, to: number];
+
 export function createRedactor(secrets: Record<string, string>): Redactor {
-  const needles = new Set<string>();
-  for (const value of Object.values(secrets)) {
-    if (!value) continue;
-    needles.add(value);
-    needles.add(encodeURIComponent(value));
-    needles.add(JSON.stringify(value).slice(1, -1));
-  }
-  // Longest first, so a secret containing another is replaced whole.
-  const ordered = [...needles].filter((needle) => needle.length > 0).sort((a, b) => b.length - a.length);
-  if (ordered.length === 0) return (text) => text;
+  const forms = secretForms(Object.values(secrets));
+  if (forms.length === 0) return (text) => text;
   return (text) => {
-    let result = text;
-    for (const needle of ordered) if (result.includes(needle)) result = result.split(needle).join(REDACTED);
-    return result;
+    if (text.length === 0) return text;
+    const spans: Span[] = [];
+    for (const view of decodedViews(text)) for (const form of forms) findIn(view, form, spans);
+    return spans.length === 0 ? text : replaceSpans(text, spans);
   };
 }
 
 /** A copy of `value` with every string (keys included) redacted. */
 export function redactDeep<T>(value: T, redact: Redactor): T {
   return walk(value, redact) as T;
+}
+
+function findIn(view: View, form: SecretForm, spans: Span[]): void {
+  const { bytes } = view;
+  const span = (start: number, end: number) => spans.push([view.from[start], view.to[end - 1]]);
+  // Non-overlapping, so a long repetitive value over a repetitive text stays linear.
+  for (let at = bytes.indexOf(form.bytes); at >= 0; at = bytes.indexOf(form.bytes, at + form.bytes.length)) span(at, at + form.bytes.length);
+  // Cut edges: the start and end of the text, and just before each `…`.
+  const head = suffixAtStart(bytes, form);
+  if (head >= MIN_DERIVED_BYTES) span(0, head);
+  for (const end of cutEnds(bytes)) {
+    const tail = prefixBefore(bytes, end, form);
+    if (tail >= MIN_DERIVED_BYTES) span(end - tail, end);
+  }
+}
+
+function cutEnds(bytes: Buffer): number[] {
+  const ends = [bytes.length];
+  for (let at = bytes.indexOf(ELLIPSIS); at >= 0; at = bytes.indexOf(ELLIPSIS, at + 1)) ends.push(at);
+  return ends;
+}
+
+function replaceSpans(text: string, spans: Span[]): string {
+  spans.sort((a, b) => a[0] - b[0]);
+  let result = '';
+  let copied = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const start = spans[i][0];
+    let end = spans[i][1];
+    for (i++; i < spans.length && spans[i][0] <= end; i++) end = Math.max(end, spans[i][1]);
+    result += text.slice(copied, start) + REDACTED;
+    copied = end;
+  }
+  return result + text.slice(copied);
 }
 
 function walk(value: unknown, redact: Redactor): unknown {

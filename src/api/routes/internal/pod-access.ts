@@ -1,4 +1,4 @@
-// Pods reach the control plane only through these routes, with a token bound to their name.
+// Pods reach the control plane only through these routes, with a token bound to their Pod object.
 import { Kinds } from '../../../cluster/objects.js';
 import type { RouteContext } from '../../route.js';
 import type { ApiDeps } from '../../deps.js';
@@ -13,19 +13,28 @@ export const podParamsSchema = {
   properties: { namespace: { type: 'string', maxLength: 63 }, name: { type: 'string', maxLength: 253 } },
 };
 
+export interface PodParams {
+  namespace: string;
+  name: string;
+}
+
 export type PodOwner =
   | { kind: 'build'; pod: PodObject; build: BuildObject }
   | { kind: 'invocation'; pod: PodObject; invocation: InvocationObject };
 
-/** Checks the pod's bearer token and finds the Build or Invocation the pod runs. */
-export async function authorizePod(ctx: RouteContext, deps: ApiDeps, namespace: string, name: string): Promise<PodOwner> {
+/**
+ * The `authorize` of every internal route: the bearer token's signature, pod name and expiry
+ * first (no store access), then the live Pod's UID, then the Build or Invocation the pod runs.
+ */
+export async function authorizePod(ctx: RouteContext, { namespace, name }: PodParams, deps: ApiDeps): Promise<PodOwner> {
   const header = ctx.get('authorization');
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-  if (!token || !verifyPodToken(deps.settings.podTokenSecret, namespace, name, token)) {
-    throw new HttpError(401, 'Missing or invalid pod token');
-  }
+  const check = verifyPodToken(deps.settings.podTokenSecret, token, { namespace, name });
+  if (!check.ok) throw new HttpError(401, check.reason);
   const pod = await deps.cluster.resource<PodObject>(Kinds.Pod).get(namespace, name);
   if (!pod || pod.metadata.deletionTimestamp) throw new HttpError(404, `Pod ${namespace}/${name} no longer exists`);
+  // A pod deleted and made again under the same name is another pod: the old token is worthless.
+  if (pod.metadata.uid !== check.claims.uid) throw new HttpError(401, 'The pod token belongs to another pod of this name');
   const labels = pod.metadata.labels ?? {};
   if (labels[Labels.role] === Roles.buildPod) {
     const build = await deps.cluster.resource<BuildObject>(Kinds.Build).get(namespace, labels[Labels.buildName] ?? '');

@@ -1,20 +1,20 @@
 import { Kinds } from '../../../cluster/objects.js';
 import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
-import { authorizePod, podParamsSchema } from './pod-access.js';
+import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
 import { archiveName } from '../../../functions/artifacts.js';
 
-export default defineRoute<{ namespace: string; name: string }, unknown, unknown>({
+export default defineRoute<PodParams, unknown, unknown, PodOwner>({
   method: 'get',
   path: '/internal/v1/pods/:namespace/:name/artifact',
   operationId: 'Internal_podArtifact',
   summary: 'The uploaded archive (build pods) or the gzip bundle (browser pods)',
   tags: ['internal'],
   auth: false,
+  authorize: authorizePod,
   request: { params: podParamsSchema },
   responses: { 200: { description: 'Bytes' } },
-  async handle(ctx, { params }, deps) {
-    const owner = await authorizePod(ctx, deps, params.namespace, params.name);
+  async handle(ctx, { params, caller: owner }, deps) {
     const configMaps = deps.cluster.resource(Kinds.ConfigMap);
     let data: string | undefined;
     if (owner.kind === 'build') {

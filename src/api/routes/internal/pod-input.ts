@@ -1,21 +1,21 @@
 import { defineRoute } from '../../route.js';
-import { authorizePod, podParamsSchema } from './pod-access.js';
+import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
 import type { BuildInput, InvocationInput } from '../../../schemas/reports.js';
 import { getFunctionObject } from '../../../functions/lookup.js';
 import { resolveFunctionSecrets } from '../../../secrets/resolve.js';
 import { REGION } from '../../../functions/region.js';
 
-export default defineRoute<{ namespace: string; name: string }, unknown, unknown>({
+export default defineRoute<PodParams, unknown, unknown, PodOwner>({
   method: 'get',
   path: '/internal/v1/pods/:namespace/:name/input',
   operationId: 'Internal_podInput',
   summary: 'What a build or browser pod is to run (pod token required)',
   tags: ['internal'],
   auth: false,
+  authorize: authorizePod,
   request: { params: podParamsSchema },
   responses: { 200: { description: 'The pod input' } },
-  async handle(ctx, { params }, deps) {
-    const owner = await authorizePod(ctx, deps, params.namespace, params.name);
+  async handle(ctx, { params, caller: owner }, deps) {
     if (owner.kind === 'build') {
       const input: BuildInput = { kind: 'build', buildId: owner.build.metadata.name, entrypoint: owner.build.spec.entrypoint };
       ctx.body = input;

@@ -1,23 +1,24 @@
 import { Kinds, ownerReferenceTo } from '../../../cluster/objects.js';
 import { isAlreadyExists } from '../../../cluster/port.js';
 import { defineRoute } from '../../route.js';
-import { authorizePod, podParamsSchema } from './pod-access.js';
+import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
+import { REPORT_BODY_LIMITS } from './report-limits.js';
 import { podReportSchema, type BuildReport, type InvocationReport, type PodReport } from '../../../schemas/reports.js';
 import { Labels, Roles } from '../../../schemas/resources.js';
 import { buildOutputName, outcomeName } from '../../../functions/artifacts.js';
 import { capLogs, capResults, OUTCOME_LIMITS } from '../../../functions/outcome-limits.js';
 
-export default defineRoute<{ namespace: string; name: string }, unknown, PodReport>({
+export default defineRoute<PodParams, unknown, PodReport, PodOwner>({
   method: 'post',
   path: '/internal/v1/pods/:namespace/:name/report',
   operationId: 'Internal_podReport',
   summary: 'A pod reports its outcome once (pod token required); repeats are accepted and ignored',
   tags: ['internal'],
   auth: false,
-  request: { params: podParamsSchema, body: podReportSchema, bodyLimit: 16 * 1024 * 1024 },
+  authorize: authorizePod,
+  request: { params: podParamsSchema, body: podReportSchema, bodyLimit: (owner) => REPORT_BODY_LIMITS[owner.kind] },
   responses: { 204: { description: 'Recorded' } },
-  async handle(ctx, { params, body }, deps) {
-    const owner = await authorizePod(ctx, deps, params.namespace, params.name);
+  async handle(ctx, { params, body, caller: owner }, deps) {
     const configMaps = deps.cluster.resource(Kinds.ConfigMap);
     const base = { apiVersion: 'v1', kind: 'ConfigMap', immutable: true } as const;
     try {

@@ -14,9 +14,8 @@ import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { buildPod, buildPodName, type PodTemplateSettings } from '../pods/templates.js';
 import { setCondition } from '../conditions.js';
+import { BUILD_TIMEOUT_MS } from '../../schemas/deadlines.js';
 
-/** A build that has not reported by then is failed as TIMED_OUT. */
-export const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
 /** How long a new Build may wait for its upload to be stored. */
 const ARCHIVE_WAIT_MS = 60 * 1000;
 

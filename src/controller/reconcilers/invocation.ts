@@ -13,7 +13,8 @@ import { nowIso } from '../../functions/naming.js';
 import { CREATED_AT_ANNOTATION, isTerminal, queuedAt } from '../../functions/invocations.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
-import { POD_GRACE_SECONDS, browserPod, type PodTemplateSettings } from '../pods/templates.js';
+import { browserPod, type PodTemplateSettings } from '../pods/templates.js';
+import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { setCondition } from '../conditions.js';
 
 /** A pod lost to a node restart before it reported is started again this many times in all. */

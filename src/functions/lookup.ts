@@ -17,7 +17,7 @@ export async function getFunctionObject(cluster: ClusterPort, namespace: string,
   return items.find((f) => f.metadata.uid === uid && !f.metadata.deletionTimestamp);
 }
 
-/** The Function with this ID in the project, or a 404 (also when it exists in another project). */
+/** The Function with this ID in the project, or `not-found` (also when it exists in another project). */
 export async function getFunctionById(cluster: ClusterPort, project: string, id: string): Promise<FunctionObject> {
   assertUuid(id, 'Function ID');
   const fn = await getFunctionObject(cluster, project, id.toLowerCase());

@@ -25,7 +25,7 @@ export function assertValueSize(value: string): void {
   if (bytes > MAX_VALUE_BYTES) throw invalid(`The secret value is ${bytes} bytes; the limit is ${MAX_VALUE_BYTES} bytes`);
 }
 
-/** Creates a secret; 409 when the project already has one with this secretKey. */
+/** Creates a secret; `conflict` when the project already has one with this secretKey. */
 export async function createSecret(cluster: ClusterPort, project: string, secretKey: string, value: string): Promise<SecretMeta> {
   assertSecretKey(secretKey);
   assertValueSize(value);
@@ -63,7 +63,7 @@ export async function findSecret(cluster: ClusterPort, project: string, id: stri
   return undefined;
 }
 
-/** The secret with this ID in the project; 404 when missing (also when it is another project's). */
+/** The secret with this ID in the project; `not-found` when missing (also when it is another project's). */
 export async function getSecret(cluster: ClusterPort, project: string, id: string): Promise<StoredSecret> {
   const found = await findSecret(cluster, project, id);
   if (!found) throw notFound(`Secret ${id} does not exist in this project`);
@@ -85,7 +85,7 @@ export async function updateSecretValue(cluster: ClusterPort, project: string, i
   }
 }
 
-/** Deletes the secret; 404 when missing. */
+/** Deletes the secret; `not-found` when missing. */
 export async function deleteSecret(cluster: ClusterPort, project: string, id: string): Promise<SecretMeta> {
   const { meta, object } = await getSecret(cluster, project, id);
   try {

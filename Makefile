@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.installed
 
-.PHONY: run test bench build deps crds control-plane control-plane-stop clean
+.PHONY: run test imports bench build deps crds control-plane control-plane-stop clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -20,9 +20,13 @@ run: build
 
 # Every test. The Kubernetes suites need the test control plane: it is built from Go modules when
 # missing (cached in .cache/controlplane), started here and stopped afterwards.
-test: build
+test: build imports
 	@bash scripts/controlplane/start.sh || echo "make test: the test control plane did not start; the Kubernetes suites will say why"
 	@status=0; npx mocha || status=$$?; bash scripts/controlplane/stop.sh || true; exit $$status
+
+# The import rules of docs/architecture.md, checked by dependency-cruiser (.dependency-cruiser.cjs).
+imports: deps
+	@npx depcruise --config .dependency-cruiser.cjs --output-type err-long src bench scripts || { echo "make: an import breaks the rules in docs/architecture.md (\"Import rules\"); fix the import or move the shared code below both folders"; exit 1; }
 
 bench: build
 	node dist/bench/main.js $(ARGS)

@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from './deps.js';
 import type { JsonSchema, RouteDefinition, RouteState } from './route.js';
 import { ApiKeyAuthenticator } from './auth.js';
-import { HttpError, errorBody } from './http-error.js';
+import { HttpError, errorBody, toHttpError } from './http-error.js';
 import { readJsonBody } from './body.js';
-import { compileSchema, describeErrors } from './validation.js';
+import { compileSchema } from './validation.js';
+import { describeErrors } from '../schemas/schema-errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -33,12 +34,12 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
         throw new HttpError(404, `No route for ${ctx.method} ${ctx.path}`);
       }
     } catch (err) {
-      const known = err instanceof HttpError;
-      const status = known ? err.status : 500;
+      const known = toHttpError(err);
       if (!known) deps.log.error({ err, path: ctx.path, requestId: ctx.state.requestId }, 'unhandled error');
-      const message = known ? err.message : `Internal error (request ${ctx.state.requestId}); the server log has details`;
+      const status = known ? known.status : 500;
+      const message = known ? known.message : `Internal error (request ${ctx.state.requestId}); the server log has details`;
       ctx.status = status;
-      ctx.body = errorBody(status, message, known ? err.extra : {});
+      ctx.body = errorBody(status, message, known ? known.extra : {});
       // Refused before its body arrived (401, 413…): close rather than read the rest to keep the connection.
       if (!ctx.req.complete) ctx.set('connection', 'close');
     }

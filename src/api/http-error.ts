@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
 /** An error whose message is safe to show the caller; anything else becomes a generic 500. */
 export class HttpError extends Error {
@@ -13,8 +14,19 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string): HttpError => new HttpError(400, message);
-export const notFound = (message: string): HttpError => new HttpError(404, message);
+/** The one place a use case's error kind becomes an HTTP status. */
+const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  'not-found': 404,
+  conflict: 409,
+};
+
+/** The HTTP form of an error whose message may be shown; undefined for anything else (a 500). */
+export function toHttpError(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return new HttpError(STATUS_OF_KIND[err.kind], err.message);
+  return undefined;
+}
 
 export interface ErrorBody {
   statusCode: number;

@@ -9,14 +9,6 @@ export const ARCHIVE_LIMITS = {
   maxEntries: 20_000,
 } as const;
 
-export const OUTPUT_LIMITS = {
-  /** A gzip bundle must fit one Kubernetes ConfigMap (1 MiB) with room for metadata. */
-  maxBundleGzipBytes: 900 * 1024,
-  maxFunctions: 100,
-  /** One manifest file (name, sessionConfig, parametersSchema). */
-  maxManifestBytes: 64 * 1024,
-} as const;
-
 export interface BuildTimeLimits {
   /** The whole build (BROWSERFN_BUILD_TIMEOUT_SECONDS, default 600). */
   buildSeconds: number;

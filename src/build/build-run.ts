@@ -10,7 +10,8 @@ import { podLayout } from '../runtime/sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 import { parseBuildInput } from './build-input.js';
-import { ARCHIVE_LIMITS, OUTPUT_LIMITS, type BuildTimeLimits } from './build-limits.js';
+import { ARCHIVE_LIMITS, type BuildTimeLimits } from './build-limits.js';
+import { BUILD_OUTPUT_LIMITS } from '../schemas/report-limits.js';
 import type { BuildReport } from '../schemas/reports.js';
 import { bundleEntry } from './bundle.js';
 import { BuildDeadline } from './deadline.js';
@@ -95,10 +96,10 @@ export class BuildRun {
     writeFileSync(bundlePath, bundle.code);
     const gzipped = gzipSync(bundle.code, { level: 9 });
     logs.add('info', `Bundle: ${kib(bundle.code.length)} KiB, ${kib(gzipped.length)} KiB gzip-compressed`);
-    if (gzipped.length > OUTPUT_LIMITS.maxBundleGzipBytes) {
+    if (gzipped.length > BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) {
       throw new BuildFailure(
         'BUNDLE_TOO_LARGE',
-        `The bundle is ${kib(gzipped.length)} KiB gzip-compressed, over the ${kib(OUTPUT_LIMITS.maxBundleGzipBytes)} KiB limit. ` +
+        `The bundle is ${kib(gzipped.length)} KiB gzip-compressed, over the ${kib(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes)} KiB limit. ` +
           'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and not bundled).',
       );
     }

@@ -8,7 +8,7 @@ import { captureProcessOutput } from '../runtime/sandbox/output-capture.js';
 import { describeExit } from '../runtime/sandbox/process-group.js';
 import { startSandboxedProcess } from '../runtime/sandbox/sandboxed-process.js';
 import { BuildFailure } from './build-failure.js';
-import { OUTPUT_LIMITS } from './build-limits.js';
+import { BUILD_OUTPUT_LIMITS } from '../schemas/report-limits.js';
 import { waitBounded } from './deadline.js';
 import type { IntrospectionRecord } from './introspect-runner.js';
 
@@ -97,16 +97,16 @@ function readManifests(manifestDir: string): RawManifest[] {
   } catch {
     files = [];
   }
-  if (files.length > OUTPUT_LIMITS.maxFunctions) {
-    throw new BuildFailure('TOO_MANY_MANIFESTS', `The project defines ${files.length} Functions; at most ${OUTPUT_LIMITS.maxFunctions} are allowed per build. Split it into several projects.`);
+  if (files.length > BUILD_OUTPUT_LIMITS.maxFunctions) {
+    throw new BuildFailure('TOO_MANY_MANIFESTS', `The project defines ${files.length} Functions; at most ${BUILD_OUTPUT_LIMITS.maxFunctions} are allowed per build. Split it into several projects.`);
   }
   return files.map((file) => {
     const path = join(manifestDir, file);
     const size = statSync(path).size;
-    if (size > OUTPUT_LIMITS.maxManifestBytes) {
+    if (size > BUILD_OUTPUT_LIMITS.maxManifestBytes) {
       throw new BuildFailure(
         'MANIFEST_TOO_LARGE',
-        `The definition of Function "${file.replace(/\.json$/, '')}" is ${size} bytes; sessionConfig and parametersSchema together must stay under ${OUTPUT_LIMITS.maxManifestBytes} bytes`,
+        `The definition of Function "${file.replace(/\.json$/, '')}" is ${size} bytes; sessionConfig and parametersSchema together must stay under ${BUILD_OUTPUT_LIMITS.maxManifestBytes} bytes`,
       );
     }
     try {

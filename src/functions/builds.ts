@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
 import { Kinds, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
+import { invalid, notFound } from '../domain/errors.js';
 import { Labels, Roles, type BuildObject } from '../schemas/resources.js';
 import type { LogEntry } from '../schemas/reports.js';
 import { archiveName, buildOutputName } from './artifacts.js';
@@ -17,23 +17,23 @@ export interface BuildRequest {
 
 /** Checks the upload's metadata part: a relative path inside the project, nothing else. */
 export function parseBuildMetadata(raw: string | undefined): BuildRequest {
-  if (raw === undefined) throw new HttpError(400, 'Missing the "metadata" form field: send {"entrypoint": "path/to/index.ts"}');
+  if (raw === undefined) throw invalid('Missing the "metadata" form field: send {"entrypoint": "path/to/index.ts"}');
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new HttpError(400, 'The "metadata" form field is not valid JSON');
+    throw invalid('The "metadata" form field is not valid JSON');
   }
   const meta = value as { entrypoint?: unknown; functionNames?: unknown };
   if (typeof meta !== 'object' || meta === null || typeof meta.entrypoint !== 'string' || meta.entrypoint.trim() === '') {
-    throw new HttpError(400, 'metadata.entrypoint is required: the path of the entry file relative to the project root');
+    throw invalid('metadata.entrypoint is required: the path of the entry file relative to the project root');
   }
   const entrypoint = posix.normalize(meta.entrypoint.replace(/\\/g, '/'));
   if (entrypoint.startsWith('/') || entrypoint.startsWith('..') || entrypoint.length > 512) {
-    throw new HttpError(400, `metadata.entrypoint "${meta.entrypoint}" must be a relative path inside the project`);
+    throw invalid(`metadata.entrypoint "${meta.entrypoint}" must be a relative path inside the project`);
   }
   if (meta.functionNames !== undefined && (!Array.isArray(meta.functionNames) || !meta.functionNames.every((n) => typeof n === 'string'))) {
-    throw new HttpError(400, 'metadata.functionNames must be an array of strings');
+    throw invalid('metadata.functionNames must be an array of strings');
   }
   return { entrypoint, functionNames: meta.functionNames as string[] | undefined };
 }
@@ -83,7 +83,7 @@ export async function createBuild(cluster: ClusterPort, project: string, request
 export async function getBuild(cluster: ClusterPort, project: string, id: string): Promise<BuildObject> {
   assertUuid(id, 'build ID');
   const build = await cluster.resource<BuildObject>(Kinds.Build).get(project, id.toLowerCase());
-  if (!build) throw new HttpError(404, `Build ${id} does not exist in this project`);
+  if (!build) throw notFound(`Build ${id} does not exist in this project`);
   return build;
 }
 

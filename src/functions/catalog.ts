@@ -1,7 +1,7 @@
 // Reading Functions and their versions.
 import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
+import { notFound } from '../domain/errors.js';
 import { Labels, Roles, type FunctionObject, type FunctionVersionSpec } from '../schemas/resources.js';
 import { assertUuid } from './lookup.js';
 import { readVersion } from './versions.js';
@@ -18,6 +18,6 @@ export async function getVersion(cluster: ClusterPort, project: string, id: stri
   const { items } = await cluster
     .resource(Kinds.ConfigMap)
     .list(project, { labelSelector: `${Labels.role}=${Roles.version},${Labels.versionId}=${id.toLowerCase()}` });
-  if (!items[0]) throw new HttpError(404, `Function version ${id} does not exist in this project`);
+  if (!items[0]) throw notFound(`Function version ${id} does not exist in this project`);
   return { version: readVersion(items[0]), functionUid: items[0].metadata.labels![Labels.functionUid] };
 }

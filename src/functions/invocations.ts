@@ -2,7 +2,7 @@
 import type { InvocationObject } from '../schemas/resources.js';
 import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
+import { notFound } from '../domain/errors.js';
 import { Labels } from '../schemas/resources.js';
 import type { LogEntry, SessionLogEntry } from '../schemas/reports.js';
 import { outcomeName } from './artifacts.js';
@@ -20,14 +20,14 @@ export const queuedAt = (inv: InvocationObject): string =>
 export async function getInvocation(cluster: ClusterPort, project: string, id: string): Promise<InvocationObject> {
   assertUuid(id, 'invocation ID');
   const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).get(project, id.toLowerCase());
-  if (!inv) throw new HttpError(404, `Invocation ${id} does not exist in this project`);
+  if (!inv) throw notFound(`Invocation ${id} does not exist in this project`);
   return inv;
 }
 
 export async function getInvocationBySession(cluster: ClusterPort, project: string, sessionId: string): Promise<InvocationObject> {
   assertUuid(sessionId, 'session ID');
   const { items } = await cluster.resource<InvocationObject>(Kinds.Invocation).list(project, { labelSelector: `${Labels.sessionId}=${sessionId.toLowerCase()}` });
-  if (!items[0]) throw new HttpError(404, `Session ${sessionId} does not exist in this project`);
+  if (!items[0]) throw notFound(`Session ${sessionId} does not exist in this project`);
   return items[0];
 }
 

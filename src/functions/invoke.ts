@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Kinds, ownerReferenceTo } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
-import { describeErrors } from '../api/validation.js';
+import { conflict, invalid } from '../domain/errors.js';
+import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
@@ -33,25 +33,25 @@ const paramValidators = new Map<string, ValidateFunction | null>();
 
 export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest): Promise<InvocationObject> {
   const version = fn.spec.version;
-  if (!version) throw new HttpError(409, `Function ${fn.metadata.uid} has no published version yet; publish it first`);
+  if (!version) throw conflict(`Function ${fn.metadata.uid} has no published version yet; publish it first`);
 
   const params = request.params ?? {};
   const size = Buffer.byteLength(JSON.stringify(params));
-  if (size > MAX_PARAMS_BYTES) throw new HttpError(400, `params is ${size} bytes when serialized; the limit is ${MAX_PARAMS_BYTES} bytes`);
+  if (size > MAX_PARAMS_BYTES) throw invalid(`params is ${size} bytes when serialized; the limit is ${MAX_PARAMS_BYTES} bytes`);
   checkParams(version.id, version.parametersSchema, params);
 
   const overrides = request.sessionCreateParams ?? {};
   for (const field of PER_INVOCATION_FORBIDDEN) {
-    if (field in overrides) throw new HttpError(400, `sessionCreateParams.${field} cannot be set per invocation (spec 4.3 rule 3); set it in the Function's sessionConfig instead`);
+    if (field in overrides) throw invalid(`sessionCreateParams.${field} cannot be set per invocation (spec 4.3 rule 3); set it in the Function's sessionConfig instead`);
   }
   if ('timeout' in overrides) {
     const t = overrides.timeout;
     if (typeof t !== 'number' || !Number.isInteger(t) || t < TIMEOUT_BOUNDS.min || t > TIMEOUT_BOUNDS.max) {
-      throw new HttpError(400, `sessionCreateParams.timeout must be an integer number of seconds from ${TIMEOUT_BOUNDS.min} to ${TIMEOUT_BOUNDS.max}`);
+      throw invalid(`sessionCreateParams.timeout must be an integer number of seconds from ${TIMEOUT_BOUNDS.min} to ${TIMEOUT_BOUNDS.max}`);
     }
   }
   const overrideErrors = validateSessionConfig(overrides);
-  if (overrideErrors.length) throw new HttpError(400, `Invalid sessionCreateParams: ${overrideErrors.join('; ')}`);
+  if (overrideErrors.length) throw invalid(`Invalid sessionCreateParams: ${overrideErrors.join('; ')}`);
   const sessionConfig = deepMergeSessionConfig(version.sessionConfig ?? {}, overrides);
   const timeoutSeconds = typeof sessionConfig.timeout === 'number' ? sessionConfig.timeout : TIMEOUT_BOUNDS.default;
 
@@ -91,7 +91,7 @@ function checkParams(versionId: string, schema: Record<string, unknown> | undefi
     paramValidators.set(versionId, validate);
   }
   if (validate && !validate(params)) {
-    throw new HttpError(400, `params do not match the Function's parameter schema: ${describeErrors('params', validate.errors)}`);
+    throw invalid(`params do not match the Function's parameter schema: ${describeErrors('params', validate.errors)}`);
   }
 }
 

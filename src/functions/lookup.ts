@@ -1,14 +1,14 @@
 // Finding Functions by their API ID (metadata.uid) inside one project (namespace).
 import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
+import { invalid, notFound } from '../domain/errors.js';
 import type { FunctionObject } from '../schemas/resources.js';
 
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const UUID = new RegExp(UUID_PATTERN);
 
 export function assertUuid(value: string, what: string): void {
-  if (!UUID.test(value)) throw new HttpError(400, `Invalid ${what} "${value.slice(0, 64)}": expected a UUID such as 123e4567-e89b-12d3-a456-426614174000`);
+  if (!UUID.test(value)) throw invalid(`Invalid ${what} "${value.slice(0, 64)}": expected a UUID such as 123e4567-e89b-12d3-a456-426614174000`);
 }
 
 /** The Function with this uid in the namespace, if any. */
@@ -17,10 +17,10 @@ export async function getFunctionObject(cluster: ClusterPort, namespace: string,
   return items.find((f) => f.metadata.uid === uid && !f.metadata.deletionTimestamp);
 }
 
-/** The Function with this ID in the project, or a 404 (also when it exists in another project). */
+/** The Function with this ID in the project, or `not-found` (also when it exists in another project). */
 export async function getFunctionById(cluster: ClusterPort, project: string, id: string): Promise<FunctionObject> {
   assertUuid(id, 'Function ID');
   const fn = await getFunctionObject(cluster, project, id.toLowerCase());
-  if (!fn) throw new HttpError(404, `Function ${id} does not exist in this project`);
+  if (!fn) throw notFound(`Function ${id} does not exist in this project`);
   return fn;
 }

@@ -1,8 +1,7 @@
 // How objects look on the wire (wire-compat.md shapes), derived from the stored objects.
 import type { KubeObject } from '../cluster/objects.js';
 import type { BuildObject, FunctionObject, FunctionVersionSpec, InvocationObject } from '../schemas/resources.js';
-import { BUILD_TIMEOUT_MS } from '../controller/reconcilers/build.js';
-import { POD_GRACE_SECONDS } from '../controller/pods/templates.js';
+import { BUILD_TIMEOUT_MS, POD_GRACE_SECONDS } from '../schemas/deadlines.js';
 import { REGION } from './region.js';
 
 const created = (obj: KubeObject): string => obj.metadata.annotations?.['browserfn.dev/created-at'] ?? obj.metadata.creationTimestamp ?? '';

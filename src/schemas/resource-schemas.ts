@@ -3,7 +3,7 @@
 // (resourceProblems) and src/schemas/crds.ts turns them into the CRDs' structural schemas.
 import { Ajv, type ValidateFunction } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
-import { describeErrors } from '../api/validation.js';
+import { describeErrors } from './schema-errors.js';
 import { MAX_FUNCTION_NAME_LENGTH } from '../sdk/function-name.js';
 import { SESSION_TIMEOUT_MAX_SECONDS, SESSION_TIMEOUT_MIN_SECONDS } from './session-config.js';
 

@@ -3,7 +3,7 @@
 // attaches, detaches and publishes never lose each other's change.
 import { Kinds } from '../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
+import { isDomainError, notFound } from '../domain/errors.js';
 import type { FunctionObject } from '../schemas/resources.js';
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -18,7 +18,7 @@ async function changeAttachments(cluster: ClusterPort, fn: FunctionObject, chang
     // Decide on the stored object, not the caller's copy: a stale copy could make a needed write look like a no-op.
     const current = await functions.get(fn.metadata.namespace, fn.metadata.name);
     if (!current || current.metadata.uid !== fn.metadata.uid || current.metadata.deletionTimestamp) {
-      throw new HttpError(404, `Function ${fn.metadata.uid} does not exist in this project`);
+      throw notFound(`Function ${fn.metadata.uid} does not exist in this project`);
     }
     const next = change(current.spec.secrets ?? []);
     if (!next) return;
@@ -51,7 +51,7 @@ export async function detachFromAllFunctions(cluster: ClusterPort, project: stri
       await detachSecret(cluster, fn, secretId);
     } catch (err) {
       // A Function deleted meanwhile has nothing left to detach.
-      if (!(err instanceof HttpError && err.status === 404)) throw err;
+      if (!isDomainError(err, 'not-found')) throw err;
     }
   }
 }

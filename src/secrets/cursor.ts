@@ -2,7 +2,7 @@
 // bound to the listing and the filters they were issued for, so a cursor only continues the exact
 // listing it came from.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { HttpError } from '../api/http-error.js';
+import { invalid } from '../domain/errors.js';
 
 /** The last item of the previous page: the next page starts strictly after it. */
 export interface CursorPosition {
@@ -39,24 +39,24 @@ export function encodeCursor(key: Buffer, project: string, scope: CursorScope, a
   return `${payload}.${mac(key, project, payload).toString('base64url')}`;
 }
 
-/** The position a cursor continues from; 400 when it is forged, corrupt, or issued for other filters. */
+/** The position a cursor continues from; `invalid` when it is forged, corrupt, or issued for other filters. */
 export function decodeCursor(key: Buffer, project: string, scope: CursorScope, cursor: string): CursorPosition {
   const dot = cursor.indexOf('.');
-  if (cursor.length > MAX_CURSOR_LENGTH || dot < 0) throw new HttpError(400, CORRUPT);
+  if (cursor.length > MAX_CURSOR_LENGTH || dot < 0) throw invalid(CORRUPT);
   const payload = cursor.slice(0, dot);
   const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
   const expected = mac(key, project, payload);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new HttpError(400, CORRUPT);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid(CORRUPT);
   let body: Payload;
   try {
     body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Payload;
   } catch {
-    throw new HttpError(400, CORRUPT);
+    throw invalid(CORRUPT);
   }
-  if (body?.v !== 1 || typeof body.t !== 'number' || typeof body.i !== 'string') throw new HttpError(400, CORRUPT);
-  if (body.l !== scope.listing) throw new HttpError(400, 'Invalid cursor: it belongs to another listing; omit cursor to start from the first page');
+  if (body?.v !== 1 || typeof body.t !== 'number' || typeof body.i !== 'string') throw invalid(CORRUPT);
+  if (body.l !== scope.listing) throw invalid('Invalid cursor: it belongs to another listing; omit cursor to start from the first page');
   if (body.s !== scope.startAt || body.e !== scope.endAt) {
-    throw new HttpError(400, 'Invalid cursor: it was issued for different startAt/endAt filters; keep the same filters across pages, or omit cursor to start over');
+    throw invalid('Invalid cursor: it was issued for different startAt/endAt filters; keep the same filters across pages, or omit cursor to start over');
   }
   return { createdAt: body.t, id: body.i };
 }

@@ -5,7 +5,7 @@ import { DhkemX25519HkdfSha256 } from '@hpke/dhkem-x25519';
 
 export const hpkeSuite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
 
-/** What GET /v1/secrets/keypair tells clients about the suite. */
+/** What the project key pair tells clients about the suite. */
 export const SUITE = {
   mode: 'base',
   kem: 'DHKEM(X25519, HKDF-SHA256)',

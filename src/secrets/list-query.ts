@@ -1,7 +1,7 @@
 // The query of the secret listings (spec 4.1): startAt/endAt (RFC 3339, inclusive), limit (1-1000,
 // default 20) and cursor. The route schema validates types first; this adds what JSON Schema with
 // type coercion cannot say.
-import { HttpError } from '../api/http-error.js';
+import { invalid } from '../domain/errors.js';
 import { ceilMs, compareInstants, floorMs, parseRfc3339, type Instant } from './rfc3339.js';
 
 export const DEFAULT_LIMIT = 20;
@@ -36,8 +36,7 @@ export interface ListRequest {
 function instant(name: string, text: string): Instant {
   const parsed = parseRfc3339(text);
   if (!parsed) {
-    throw new HttpError(
-      400,
+    throw invalid(
       `Invalid request: ${name} "${text.slice(0, 64)}" is not an RFC 3339 date-time; use e.g. 2025-01-31T12:00:00Z or 2025-01-31T14:00:00.000+02:00 (percent-encode "+" as %2B in a URL)`,
     );
   }
@@ -50,12 +49,12 @@ function instant(name: string, text: string): Instant {
  */
 export function parseListQuery(query: ListQuery, rawLimit: unknown): ListRequest {
   if (typeof rawLimit === 'string' && !/^[0-9]+$/.test(rawLimit)) {
-    throw new HttpError(400, `Invalid request: limit "${rawLimit.slice(0, 32)}" must be an integer from 1 to ${MAX_LIMIT}`);
+    throw invalid(`Invalid request: limit "${rawLimit.slice(0, 32)}" must be an integer from 1 to ${MAX_LIMIT}`);
   }
   const start = query.startAt === undefined ? undefined : instant('startAt', query.startAt);
   const end = query.endAt === undefined ? undefined : instant('endAt', query.endAt);
   if (start && end && compareInstants(start, end) > 0) {
-    throw new HttpError(400, `Invalid request: startAt (${query.startAt}) is later than endAt (${query.endAt})`);
+    throw invalid(`Invalid request: startAt (${query.startAt}) is later than endAt (${query.endAt})`);
   }
   return {
     limit: query.limit,

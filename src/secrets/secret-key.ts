@@ -1,6 +1,6 @@
 // What a secret may be named: an environment-variable-like identifier, so handlers can read
 // `ctx.secrets.API_TOKEN` and the name is safe in labels, logs and shells.
-import { HttpError } from '../api/http-error.js';
+import { invalid } from '../domain/errors.js';
 
 export const SECRET_KEY_MAX_LENGTH = 128;
 const SECRET_KEY = new RegExp(`^[A-Za-z_][A-Za-z0-9_]{0,${SECRET_KEY_MAX_LENGTH - 1}}$`);
@@ -11,6 +11,6 @@ export const SECRET_KEY_RULE =
 export function assertSecretKey(secretKey: unknown): asserts secretKey is string {
   if (typeof secretKey !== 'string' || !SECRET_KEY.test(secretKey)) {
     const shown = typeof secretKey === 'string' ? `"${secretKey.slice(0, 64)}"` : String(secretKey);
-    throw new HttpError(400, `Invalid secretKey ${shown}: use ${SECRET_KEY_RULE}`);
+    throw invalid(`Invalid secretKey ${shown}: use ${SECRET_KEY_RULE}`);
   }
 }

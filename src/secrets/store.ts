@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kinds, type KubeObject } from '../cluster/objects.js';
 import { isAlreadyExists, isConflict, isNotFound, type ClusterPort, type ResourceClient } from '../cluster/port.js';
-import { HttpError } from '../api/http-error.js';
+import { conflict, invalid, notFound } from '../domain/errors.js';
 import { Labels } from '../schemas/resources.js';
 import { assertUuid } from '../functions/lookup.js';
 import { assertSecretKey } from './secret-key.js';
@@ -22,10 +22,10 @@ export interface StoredSecret {
 
 export function assertValueSize(value: string): void {
   const bytes = Buffer.byteLength(value, 'utf8');
-  if (bytes > MAX_VALUE_BYTES) throw new HttpError(400, `The secret value is ${bytes} bytes; the limit is ${MAX_VALUE_BYTES} bytes`);
+  if (bytes > MAX_VALUE_BYTES) throw invalid(`The secret value is ${bytes} bytes; the limit is ${MAX_VALUE_BYTES} bytes`);
 }
 
-/** Creates a secret; 409 when the project already has one with this secretKey. */
+/** Creates a secret; `conflict` when the project already has one with this secretKey. */
 export async function createSecret(cluster: ClusterPort, project: string, secretKey: string, value: string): Promise<SecretMeta> {
   assertSecretKey(secretKey);
   assertValueSize(value);
@@ -34,7 +34,7 @@ export async function createSecret(cluster: ClusterPort, project: string, secret
     await secrets(cluster).create(newSecretObject(project, meta, value));
   } catch (err) {
     if (isAlreadyExists(err)) {
-      throw new HttpError(409, `A secret named ${secretKey} already exists in this project: update its value with PATCH /v1/secrets/{id}, or delete it first`);
+      throw conflict(`A secret named ${secretKey} already exists in this project: update the value of that secret instead, or delete it first`);
     }
     throw err;
   }
@@ -52,7 +52,7 @@ export async function listSecrets(cluster: ClusterPort, project: string): Promis
   return stored;
 }
 
-/** The secret with this ID in the project, or undefined. A non-UUID ID is a 400. */
+/** The secret with this ID in the project, or undefined. A non-UUID ID is `invalid`. */
 export async function findSecret(cluster: ClusterPort, project: string, id: string): Promise<StoredSecret | undefined> {
   assertUuid(id, 'secret ID');
   const { items } = await secrets(cluster).list(project, { labelSelector: `${PROJECT_SECRET_SELECTOR},${Labels.secretId}=${id.toLowerCase()}` });
@@ -63,10 +63,10 @@ export async function findSecret(cluster: ClusterPort, project: string, id: stri
   return undefined;
 }
 
-/** The secret with this ID in the project; 404 when missing (also when it is another project's). */
+/** The secret with this ID in the project; `not-found` when missing (also when it is another project's). */
 export async function getSecret(cluster: ClusterPort, project: string, id: string): Promise<StoredSecret> {
   const found = await findSecret(cluster, project, id);
-  if (!found) throw new HttpError(404, `Secret ${id} does not exist in this project`);
+  if (!found) throw notFound(`Secret ${id} does not exist in this project`);
   return found;
 }
 
@@ -79,20 +79,20 @@ export async function updateSecretValue(cluster: ClusterPort, project: string, i
       await secrets(cluster).update(withValue(object, value));
       return meta;
     } catch (err) {
-      if (isNotFound(err)) throw new HttpError(404, `Secret ${id} does not exist in this project`);
+      if (isNotFound(err)) throw notFound(`Secret ${id} does not exist in this project`);
       if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
     }
   }
 }
 
-/** Deletes the secret; 404 when missing. */
+/** Deletes the secret; `not-found` when missing. */
 export async function deleteSecret(cluster: ClusterPort, project: string, id: string): Promise<SecretMeta> {
   const { meta, object } = await getSecret(cluster, project, id);
   try {
     await secrets(cluster).delete(project, object.metadata.name, { uid: object.metadata.uid });
   } catch (err) {
     // A uid precondition failure means the name now holds a re-created secret, not this one.
-    if (isNotFound(err) || isConflict(err)) throw new HttpError(404, `Secret ${id} does not exist in this project`);
+    if (isNotFound(err) || isConflict(err)) throw notFound(`Secret ${id} does not exist in this project`);
     throw err;
   }
   return meta;

@@ -24,7 +24,7 @@ import { POD_TOKEN_KEY, podTokenSecretName } from '../../src/controller/pods/tok
 import { archiveName, outcomeName, buildOutputName } from '../../src/functions/artifacts.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
-import { REPORT_BODY_LIMITS } from '../../src/api/routes/internal/report-limits.js';
+import { REPORT_BODY_LIMITS } from '../../src/schemas/report-limits.js';
 import { ContainerConfigError, resolveContainerEnv } from '../../src/runtime/node-agent/container-env.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';

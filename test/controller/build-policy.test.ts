@@ -1,6 +1,7 @@
 // The build and Function reconcilers' decisions, table-driven over (object, observed children, now).
 import assert from 'node:assert/strict';
-import { ARCHIVE_WAIT_MS, BUILD_TIMEOUT_MS, buildOutcome, nextBuildStep, type BuildObservation } from '../../src/controller/policies/build.js';
+import { BUILD_TIMEOUT_MS } from '../../src/schemas/deadlines.js';
+import { ARCHIVE_WAIT_MS, buildOutcome, nextBuildStep, type BuildObservation } from '../../src/controller/policies/build.js';
 import { functionReadiness } from '../../src/controller/policies/function-ready.js';
 import { succeededCondition } from '../../src/controller/policies/succeeded-condition.js';
 import type { BuildObject, BuildStatus, FunctionObject } from '../../src/schemas/resources.js';

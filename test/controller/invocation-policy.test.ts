@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { MAX_ATTEMPTS, nextInvocationStep, type InvocationObservation } from '../../src/controller/policies/invocation.js';
 import { mayAdmit } from '../../src/controller/policies/admission.js';
-import { POD_GRACE_SECONDS } from '../../src/controller/pods/templates.js';
+import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import type { InvocationObject, InvocationStatus } from '../../src/schemas/resources.js';
 import type { PodObject, PodStatus } from '../../src/schemas/pod.js';
 import type { InvocationReport } from '../../src/schemas/reports.js';

@@ -10,7 +10,7 @@ import { Metrics } from '../../src/config/metrics.js';
 import { Informer } from '../../src/controller/runtime/informer.js';
 import { InvocationReconciler } from '../../src/controller/reconcilers/invocation.js';
 import { MAX_ATTEMPTS } from '../../src/controller/policies/invocation.js';
-import { POD_GRACE_SECONDS } from '../../src/controller/pods/templates.js';
+import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { deterministicUuid, functionObjectName } from '../../src/functions/naming.js';
-import { capLogs, capResults, OUTCOME_LIMITS } from '../../src/functions/outcome-limits.js';
+import { capLogs, capResults, OUTCOME_LIMITS } from '../../src/schemas/report-limits.js';
 import { browserPod } from '../../src/controller/pods/templates.js';
 import { verifyPodToken } from '../../src/runtime/pod-token.js';
 import { POD_TOKEN_KEY, TOKEN_START_ALLOWANCE_SECONDS, podTokenSecret } from '../../src/controller/pods/token-secret.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kinds } from '../../src/cluster/objects.js';
 import type { PodObject } from '../../src/schemas/pod.js';
-import { POD_GRACE_SECONDS } from '../../src/controller/pods/templates.js';
+import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service.js';

@@ -3,6 +3,7 @@
 import { ownerReferenceTo } from '../../cluster/objects.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
+import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 
@@ -20,9 +21,6 @@ export interface PodTemplateSettings {
 
 /** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
 export const SIDECAR_CDP_PORT = '9222';
-
-/** Extra time past the handler timeout for browser start-up and reporting. */
-export const POD_GRACE_SECONDS = 60;
 
 export const browserPodName = (inv: InvocationObject, attempt: number): string => `${inv.metadata.name}-a${attempt}`;
 export const buildPodName = (build: BuildObject): string => `${build.metadata.name}-build`;

@@ -3,9 +3,8 @@
 import type { BuildObject, BuildPhase } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { BuildReport, BuiltFunctionReport } from '../../schemas/reports.js';
+import { BUILD_TIMEOUT_MS } from '../../schemas/deadlines.js';
 
-/** A build that has not reported by then is failed as TIMED_OUT. */
-export const BUILD_TIMEOUT_MS = 15 * 60 * 1000;
 /** How long a new Build may wait for its upload to be stored. */
 export const ARCHIVE_WAIT_MS = 60 * 1000;
 const ARCHIVE_RECHECK_MS = 250;

@@ -5,7 +5,7 @@ import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { InvocationReport } from '../../schemas/reports.js';
 import { isTerminal } from '../../functions/invocations.js';
 import { isoAt } from '../runtime/clock.js';
-import { POD_GRACE_SECONDS } from '../pods/templates.js';
+import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 
 /** A pod lost before it reported is started again until the invocation has had this many attempts. */
 export const MAX_ATTEMPTS = 2;

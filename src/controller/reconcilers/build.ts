@@ -19,8 +19,6 @@ import { buildOutcome, nextBuildStep } from '../policies/build.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
 import { createPodWithToken } from '../pods/token-secret.js';
 
-export { BUILD_TIMEOUT_MS } from '../policies/build.js';
-
 export interface BuildReconcilerDeps {
   cluster: ClusterPort;
   pods: Informer<PodObject>;

@@ -1,10 +1,7 @@
 // A pod fits its report to what the control plane keeps before sending it (the same caps the
 // façade applies), so the report route can refuse anything larger without reading it.
-import { capLogs, capResults, OUTCOME_LIMITS } from '../../functions/outcome-limits.js';
+import { capLogs, capResults, MAX_CAUSE_MESSAGE_CHARS, OUTCOME_LIMITS } from '../../schemas/report-limits.js';
 import type { InvocationReport, LogEntry, PodReport } from '../../schemas/reports.js';
-
-/** Longest cause message a pod sends; longer ones are cut with a marker. */
-export const MAX_CAUSE_MESSAGE_CHARS = 8 * 1024;
 
 export function fitReport(report: PodReport): PodReport {
   const fitted: PodReport = report.kind === 'invocation' ? fitInvocation(report) : { ...report, logs: capLogs(report.logs, OUTCOME_LIMITS.logsBytes) as LogEntry[] };

@@ -2,11 +2,10 @@ import { Kinds, ownerReferenceTo } from '../../../cluster/objects.js';
 import { isAlreadyExists } from '../../../cluster/port.js';
 import { defineRoute } from '../../route.js';
 import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
-import { REPORT_BODY_LIMITS } from './report-limits.js';
 import { podReportSchema, type BuildReport, type InvocationReport, type PodReport } from '../../../schemas/reports.js';
 import { Labels, Roles } from '../../../schemas/resources.js';
 import { buildOutputName, outcomeName } from '../../../functions/artifacts.js';
-import { capLogs, capResults, OUTCOME_LIMITS } from '../../../functions/outcome-limits.js';
+import { capLogs, capResults, OUTCOME_LIMITS, REPORT_BODY_LIMITS } from '../../../schemas/report-limits.js';
 
 export default defineRoute<PodParams, unknown, PodReport, PodOwner>({
   method: 'post',

@@ -3,10 +3,10 @@
 import { defineRoute } from '../../route.js';
 import { projectKeys } from '../../../secrets/keypair.js';
 import { assertSecretKey } from '../../../secrets/secret-key.js';
-import { openSealedInput, sealedInputProperties, type SealedInput } from '../../../secrets/sealed-value.js';
+import { openSealedInput, type SealedInput } from '../../../secrets/sealed-value.js';
 import { createSecret } from '../../../secrets/store.js';
 import { secretView } from '../../../secrets/listing.js';
-import { error, secretSchema } from './schemas.js';
+import { error, sealedInputProperties, secretSchema } from './schemas.js';
 
 export default defineRoute<unknown, unknown, SealedInput & { secretKey: string }>({
   method: 'post',

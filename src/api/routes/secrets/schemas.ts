@@ -1,5 +1,6 @@
 // Schemas shared by the secrets routes; they validate requests and document the OpenAPI operations.
 import { SECRET_KEY_RULE } from '../../../secrets/secret-key.js';
+import { BOUND_INFO } from '../../../secrets/hpke.js';
 
 export const uuidParams = (...names: string[]) => ({
   type: 'object',
@@ -33,3 +34,11 @@ export const errorSchema = {
 } as const;
 
 export const error = (description: string) => ({ description, schema: errorSchema });
+
+/** Request body properties of the sealed forms, for the route schemas. */
+export const sealedInputProperties = {
+  keypairId: { type: 'string', description: 'The `id` from GET /v1/secrets/keypair; optional, checked when given' },
+  sealedSecretValue: { type: 'string', description: 'base64(enc || ciphertext), HPKE with empty info and aad' },
+  encapsulatedKey: { type: 'string', description: 'base64 HPKE enc (32 bytes); goes with sealedValue' },
+  sealedValue: { type: 'string', description: `base64 ciphertext, HPKE info "${BOUND_INFO}", aad "<projectId>/<secretKey>"` },
+} as const;

@@ -2,10 +2,10 @@
 // the Function attachments stay. Invocations started afterwards receive the new value.
 import { defineRoute } from '../../route.js';
 import { projectKeys } from '../../../secrets/keypair.js';
-import { openSealedInput, sealedInputProperties, type SealedInput } from '../../../secrets/sealed-value.js';
+import { openSealedInput, type SealedInput } from '../../../secrets/sealed-value.js';
 import { getSecret, updateSecretValue } from '../../../secrets/store.js';
 import { secretView } from '../../../secrets/listing.js';
-import { error, secretSchema, uuidParams } from './schemas.js';
+import { error, sealedInputProperties, secretSchema, uuidParams } from './schemas.js';
 
 export default defineRoute<{ id: string }, unknown, SealedInput>({
   method: 'patch',

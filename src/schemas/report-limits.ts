@@ -1,0 +1,59 @@
+// Size caps on what a pod reports and the control plane keeps: an invocation's outcome and a build's
+// output must each fit one Kubernetes ConfigMap (1 MiB). Pods fit their reports to these caps before
+// sending, and the façade refuses anything larger before reading it, so both sides share them here.
+import type { InvocationReport } from './reports.js';
+
+export const OUTCOME_LIMITS = {
+  resultsBytes: 512 * 1024,
+  logsBytes: 192 * 1024,
+  sessionLogsBytes: 256 * 1024,
+} as const;
+
+export const BUILD_OUTPUT_LIMITS = {
+  /** A gzip bundle must fit one Kubernetes ConfigMap (1 MiB) with room for metadata. */
+  maxBundleGzipBytes: 900 * 1024,
+  maxFunctions: 100,
+  /** One manifest file (name, sessionConfig, parametersSchema). */
+  maxManifestBytes: 64 * 1024,
+} as const;
+
+/** Longest cause message a pod sends; longer ones are cut with a marker. */
+export const MAX_CAUSE_MESSAGE_CHARS = 8 * 1024;
+
+const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
+/** A cause message in JSON (6 bytes per character at worst, for \u escapes), phase, timestamps, keys. */
+const ENVELOPE_BYTES = 6 * MAX_CAUSE_MESSAGE_CHARS + 16 * 1024;
+
+/** The largest report body per kind of pod; the report route refuses larger ones unread (413). */
+export const REPORT_BODY_LIMITS = {
+  invocation: OUTCOME_LIMITS.resultsBytes + OUTCOME_LIMITS.logsBytes + OUTCOME_LIMITS.sessionLogsBytes + ENVELOPE_BYTES,
+  /** The bundle must fit one ConfigMap beside the report, which leaves the function manifests little room. */
+  build: base64Length(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) + OUTCOME_LIMITS.logsBytes + 256 * 1024 + ENVELOPE_BYTES,
+} as const;
+
+/** Over-large results fail the invocation with a message, rather than being cut. */
+export function capResults(report: InvocationReport): InvocationReport {
+  if (report.results === undefined) return report;
+  const size = Buffer.byteLength(JSON.stringify(report.results));
+  if (size <= OUTCOME_LIMITS.resultsBytes) return report;
+  return {
+    ...report,
+    phase: 'FAILED',
+    results: undefined,
+    cause: { code: 'WORKLOAD_ERROR', message: `The handler returned ${size} bytes of JSON; results are limited to ${OUTCOME_LIMITS.resultsBytes} bytes` },
+  };
+}
+
+/** Keeps the newest entries that fit, with a first entry saying how many were dropped. */
+export function capLogs<T>(entries: T[], limitBytes: number): (T | { level: string; message: string; timestamp: string })[] {
+  let size = 0;
+  let keepFrom = entries.length;
+  while (keepFrom > 0) {
+    const next = Buffer.byteLength(JSON.stringify(entries[keepFrom - 1])) + 1;
+    if (size + next > limitBytes) break;
+    size += next;
+    keepFrom -= 1;
+  }
+  if (keepFrom === 0) return entries;
+  return [{ level: 'warn', message: `[${keepFrom} earlier log entries dropped: logs are limited to ${limitBytes} bytes]`, timestamp: new Date().toISOString() }, ...entries.slice(keepFrom)];
+}

@@ -4,9 +4,10 @@ import { posix } from 'node:path';
 import { Kinds, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { invalid, notFound } from '../domain/errors.js';
-import { Labels, Roles, type BuildObject } from '../schemas/resources.js';
+import type { BuildObject } from '../schemas/resources.js';
 import type { LogEntry } from '../schemas/reports.js';
-import { archiveName, buildOutputName } from './artifacts.js';
+import { archiveConfigMap, archiveName } from './stored/upload-archive.js';
+import { buildOutputName, readBuildLogs } from './stored/build-output.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 import { assertUuid } from './lookup.js';
 
@@ -61,18 +62,7 @@ export async function createBuild(cluster: ClusterPort, project: string, request
     spec: { entrypoint: request.entrypoint, archiveConfigMap: archiveName(name), ...(request.functionNames ? { functionNames: request.functionNames } : {}) },
   });
   try {
-    await cluster.resource(Kinds.ConfigMap).create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      immutable: true,
-      metadata: {
-        name: archiveName(name),
-        namespace: project,
-        labels: { [Labels.role]: Roles.archive, [Labels.buildName]: name },
-        ownerReferences: [ownerReferenceTo(build)],
-      },
-      binaryData: { 'archive.tar.gz': archive.toString('base64') },
-    });
+    await cluster.resource(Kinds.ConfigMap).create(archiveConfigMap(build, archive));
   } catch (err) {
     await builds.delete(project, name).catch(() => undefined);
     throw err;
@@ -89,7 +79,7 @@ export async function getBuild(cluster: ClusterPort, project: string, id: string
 
 export async function buildLogs(cluster: ClusterPort, build: BuildObject): Promise<LogEntry[]> {
   const output: KubeObject | undefined = await cluster.resource(Kinds.ConfigMap).get(build.metadata.namespace, buildOutputName(build.metadata.name));
-  const logs = JSON.parse(output?.data?.['logs.json'] ?? '[]') as LogEntry[];
+  const logs = readBuildLogs(output);
   const cause = build.status?.cause;
   if (cause && !output) logs.push({ level: 'error', message: `${cause.code}: ${cause.message ?? ''}`, timestamp: build.status?.endedAt ?? '' });
   return logs;

@@ -5,7 +5,7 @@ import type { ClusterPort } from '../cluster/port.js';
 import { notFound } from '../domain/errors.js';
 import { Labels } from '../schemas/resources.js';
 import type { LogEntry, SessionLogEntry } from '../schemas/reports.js';
-import { outcomeName } from './artifacts.js';
+import { outcomeName, readOutcomeRecords } from './stored/invocation-outcome.js';
 import { assertUuid } from './lookup.js';
 
 export const CREATED_AT_ANNOTATION = 'browserfn.dev/created-at';
@@ -34,8 +34,5 @@ export async function getInvocationBySession(cluster: ClusterPort, project: stri
 /** The handler's console output (kept once the invocation ends) and the recorded CDP session. */
 export async function invocationRecords(cluster: ClusterPort, inv: InvocationObject): Promise<{ logs: LogEntry[]; sessionLogs: SessionLogEntry[] }> {
   const outcome = await cluster.resource(Kinds.ConfigMap).get(inv.metadata.namespace, outcomeName(inv.metadata.name));
-  return {
-    logs: JSON.parse(outcome?.data?.['logs.json'] ?? '[]') as LogEntry[],
-    sessionLogs: JSON.parse(outcome?.data?.['session-logs.json'] ?? '[]') as SessionLogEntry[],
-  };
+  return readOutcomeRecords(outcome);
 }

@@ -57,6 +57,9 @@ export interface InvocationReport {
 
 export type PodReport = BuildReport | InvocationReport;
 
+/** What the control plane keeps of an invocation's report besides its logs. */
+export type InvocationOutcome = Pick<InvocationReport, 'phase' | 'results' | 'cause' | 'startedAt' | 'endedAt'>;
+
 export interface BuildInput {
   kind: 'build';
   buildId: string;

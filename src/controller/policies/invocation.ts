@@ -2,7 +2,7 @@
 // browser pod, the pod's report, and the time. Pure, so every path is tested with a fake clock.
 import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
-import type { InvocationReport } from '../../schemas/reports.js';
+import type { InvocationOutcome } from '../../schemas/reports.js';
 import { isTerminal } from '../../functions/invocations.js';
 import { isoAt } from '../runtime/clock.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
@@ -15,7 +15,7 @@ export interface InvocationObservation {
   /** The invocation's current browser pod, if it still exists. */
   pod: PodObject | undefined;
   /** The pod's report; read after the pod, so a terminal pod without one never reported. */
-  report: InvocationReport | undefined;
+  report: InvocationOutcome | undefined;
   now: number;
 }
 
@@ -47,7 +47,7 @@ export function nextInvocationStep({ inv, pod, report, now }: InvocationObservat
   return deadlineStep(inv, now);
 }
 
-export function finishFromReport(inv: InvocationObject, report: InvocationReport, now: number): InvocationStep {
+export function finishFromReport(inv: InvocationObject, report: InvocationOutcome, now: number): InvocationStep {
   return {
     action: 'finish',
     phase: report.phase === 'COMPLETED' ? 'COMPLETED' : 'FAILED',

@@ -1,15 +1,15 @@
 // Build reconciler: carries out what src/controller/policies/build.ts decides — PENDING → a build
 // pod runs (RUNNING) → its report arrives as the Build's output ConfigMap → Functions and versions
 // are published → COMPLETED (or FAILED with a cause).
-import { Kinds, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
+import { Kinds, type KubeObject } from '../../cluster/objects.js';
 import { isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
 import { Labels, Roles, type BuildObject, type BuildStatus, type BuiltFunction } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
-import type { BuildReport } from '../../schemas/reports.js';
 import { publishVersion } from '../../functions/versions.js';
-import { buildOutputName, bundleName } from '../../functions/artifacts.js';
+import { buildOutputName, readBuildReport, readOutputBundle } from '../../functions/stored/build-output.js';
+import { bundleConfigMap, bundleName } from '../../functions/stored/bundle.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { buildPod, buildPodName, type PodTemplateSettings } from '../pods/templates.js';
@@ -75,7 +75,7 @@ export class BuildReconciler implements Reconciler {
   }
 
   private async finish(build: BuildObject, output: KubeObject): Promise<void> {
-    const outcome = buildOutcome(build, JSON.parse(output.data?.['report.json'] ?? '{}') as BuildReport);
+    const outcome = buildOutcome(build, readBuildReport(output));
     if ('fail' in outcome) {
       await this.fail(build, outcome.fail.code, outcome.fail.message);
       return;
@@ -95,19 +95,7 @@ export class BuildReconciler implements Reconciler {
     const name = bundleName(build.metadata.name);
     const existing = await configMaps.get(build.metadata.namespace, name);
     if (existing) return existing;
-    return configMaps.create({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      immutable: true,
-      metadata: {
-        name,
-        namespace: build.metadata.namespace,
-        labels: { [Labels.role]: Roles.bundle, [Labels.buildName]: build.metadata.name },
-        // Owned by the Build until the Functions take it over, so a failure here leaves no orphan.
-        ownerReferences: [ownerReferenceTo(build, false)],
-      },
-      binaryData: { 'bundle.mjs.gz': output.binaryData?.['bundle.mjs.gz'] ?? '' },
-    });
+    return configMaps.create(bundleConfigMap(build, readOutputBundle(output)));
   }
 
   private async ownBundle(bundle: KubeObject, built: BuiltFunction[]): Promise<void> {

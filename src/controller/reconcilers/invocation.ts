@@ -8,8 +8,7 @@ import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
 import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';
 import type { PodObject } from '../../schemas/pod.js';
-import type { InvocationReport } from '../../schemas/reports.js';
-import { outcomeName } from '../../functions/artifacts.js';
+import { outcomeName, readOutcome } from '../../functions/stored/invocation-outcome.js';
 import { CREATED_AT_ANNOTATION, isTerminal } from '../../functions/invocations.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
@@ -56,7 +55,7 @@ export class InvocationReconciler implements Reconciler {
     const pod = podName ? this.deps.pods.get(namespace, podName) ?? (await cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName)) : undefined;
     // Read after the pod: a pod reports before it exits, so a terminal pod without a report never sent one.
     const outcome = active ? await cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(name)) : undefined;
-    const report = outcome ? (JSON.parse(outcome.data?.['outcome.json'] ?? '{}') as InvocationReport) : undefined;
+    const report = outcome ? readOutcome(outcome) : undefined;
 
     const step = nextInvocationStep({ inv, pod, report, now: this.now() });
     switch (step.action) {

@@ -2,7 +2,8 @@ import { Kinds } from '../../../cluster/objects.js';
 import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
-import { archiveName } from '../../../functions/artifacts.js';
+import { archiveName, readArchive } from '../../../functions/stored/upload-archive.js';
+import { readBundle } from '../../../functions/stored/bundle.js';
 
 export default defineRoute<PodParams, unknown, unknown, PodOwner>({
   method: 'get',
@@ -18,9 +19,9 @@ export default defineRoute<PodParams, unknown, unknown, PodOwner>({
     const configMaps = deps.cluster.resource(Kinds.ConfigMap);
     let data: string | undefined;
     if (owner.kind === 'build') {
-      data = (await configMaps.get(params.namespace, archiveName(owner.build.metadata.name)))?.binaryData?.['archive.tar.gz'];
+      data = readArchive(await configMaps.get(params.namespace, archiveName(owner.build.metadata.name)));
     } else {
-      data = (await configMaps.get(params.namespace, owner.invocation.spec.bundleConfigMap))?.binaryData?.['bundle.mjs.gz'];
+      data = readBundle(await configMaps.get(params.namespace, owner.invocation.spec.bundleConfigMap));
     }
     if (!data) throw new HttpError(404, 'The artifact of this pod no longer exists');
     ctx.type = 'application/gzip';

@@ -1,10 +1,13 @@
 // Publishing one Function version from a finished Build: create the Function on first publish
 // (its uid becomes the Function ID), record an immutable version, point the Function at it.
-import { Kinds, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
+import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
 import { isAlreadyExists, isConflict, type ClusterPort } from '../cluster/port.js';
+import { retryOnConflict } from '../cluster/retry.js';
 import { Labels, Roles, type BuildObject, type BuiltFunction, type FunctionObject, type FunctionVersionSpec } from '../schemas/resources.js';
 import type { BuiltFunctionReport } from '../schemas/reports.js';
 import { deterministicUuid, functionObjectName, nowIso } from './naming.js';
+
+const VERSION_KEY = 'version.json';
 
 export const versionConfigMapName = (fn: FunctionObject, number: number): string => `${fn.metadata.name}-v${number}`;
 
@@ -19,66 +22,62 @@ export async function publishVersion(
   const configMaps = cluster.resource(Kinds.ConfigMap);
   const versionId = deterministicUuid(build.metadata.uid!, report.name);
 
-  for (let attempt = 0; attempt < 8; attempt++) {
-    // By logical name: a hand-written manifest may have any object name.
-    let fn = (await functions.list(namespace)).items.find((f) => f.spec.name === report.name && !f.metadata.deletionTimestamp);
-    if (!fn) {
-      try {
-        fn = await functions.create({
+  // Another publish may create the Function, take the next version number or update the Function
+  // first: each of those is a conflict, and the step runs again on what is stored then.
+  return retryOnConflict(
+    async () => {
+      // By logical name: a hand-written manifest may have any object name.
+      const fn =
+        (await functions.list(namespace)).items.find((f) => f.spec.name === report.name && !f.metadata.deletionTimestamp) ??
+        (await functions.create({
           apiVersion: build.apiVersion,
           kind: 'Function',
           metadata: { name: functionObjectName(report.name), namespace, labels: { [Labels.functionName]: labelSafe(report.name) } },
           spec: { name: report.name },
-        });
-      } catch (err) {
-        if (isAlreadyExists(err)) continue;
-        throw err;
-      }
-    }
-    if (fn.spec.version?.id === versionId) return { id: fn.metadata.uid!, name: report.name, createdVersion: versionId };
+        }));
+      if (fn.spec.version?.id === versionId) return { id: fn.metadata.uid!, name: report.name, createdVersion: versionId };
 
-    const version: FunctionVersionSpec = {
-      id: versionId,
-      number: (fn.spec.version?.number ?? 0) + 1,
-      buildName: build.metadata.name,
-      bundleConfigMap,
-      sessionConfig: report.sessionConfig,
-      parametersSchema: report.parametersSchema,
-      createdAt: nowIso(),
-    };
-    const record: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      immutable: true,
-      metadata: {
-        name: versionConfigMapName(fn, version.number),
-        namespace,
-        labels: { [Labels.role]: Roles.version, [Labels.functionUid]: fn.metadata.uid!, [Labels.versionId]: versionId, [Labels.buildName]: build.metadata.name },
-        ownerReferences: [ownerReferenceTo(fn)],
-      },
-      data: { 'version.json': JSON.stringify(version) },
-    };
-    try {
-      await configMaps.create(record);
-    } catch (err) {
-      // Someone else took this version number; re-read and try the next one.
-      if (!isAlreadyExists(err)) throw err;
-      const existing = await configMaps.get(namespace, record.metadata.name);
-      if (existing?.metadata.labels?.[Labels.versionId] !== versionId) continue;
-    }
-    try {
+      const version: FunctionVersionSpec = {
+        id: versionId,
+        number: (fn.spec.version?.number ?? 0) + 1,
+        buildName: build.metadata.name,
+        bundleConfigMap,
+        sessionConfig: report.sessionConfig,
+        parametersSchema: report.parametersSchema,
+        createdAt: nowIso(),
+      };
+      const record = versionConfigMap(fn, version);
+      try {
+        await configMaps.create(record);
+      } catch (err) {
+        // This version number is taken: by this very version (a retry), or by another one.
+        if (!isAlreadyExists(err)) throw err;
+        const existing = await configMaps.get(namespace, record.metadata.name);
+        if (existing?.metadata.labels?.[Labels.versionId] !== versionId) throw err;
+      }
       const updated = await functions.update({ ...fn, spec: { ...fn.spec, version } });
       return { id: updated.metadata.uid!, name: report.name, createdVersion: versionId };
-    } catch (err) {
-      if (isConflict(err)) continue;
-      throw err;
-    }
-  }
-  throw new Error(`could not publish a version of "${report.name}": too many concurrent updates`);
+    },
+    { retries: 7, retriable: (err) => isConflict(err) || isAlreadyExists(err) },
+  );
+}
+
+/** The immutable record of one version, owned by its Function (the versions endpoints list these). */
+function versionConfigMap(fn: FunctionObject, version: FunctionVersionSpec): KubeObject {
+  return newObject<KubeObject>(
+    Kinds.ConfigMap,
+    {
+      name: versionConfigMapName(fn, version.number),
+      namespace: fn.metadata.namespace,
+      labels: { [Labels.role]: Roles.version, [Labels.functionUid]: fn.metadata.uid!, [Labels.versionId]: version.id, [Labels.buildName]: version.buildName ?? '' },
+      ownerReferences: [ownerReferenceTo(fn)],
+    },
+    { immutable: true, data: { [VERSION_KEY]: JSON.stringify(version) } },
+  );
 }
 
 export function readVersion(configMap: KubeObject): FunctionVersionSpec {
-  return JSON.parse(configMap.data?.['version.json'] ?? '{}') as FunctionVersionSpec;
+  return JSON.parse(configMap.data?.[VERSION_KEY] ?? '{}') as FunctionVersionSpec;
 }
 
 /** Label values are limited to 63 characters of [A-Za-z0-9_.-]. */

@@ -3,10 +3,9 @@
 // attaches, detaches and publishes never lose each other's change.
 import { Kinds } from '../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort } from '../cluster/port.js';
+import { retryOnConflict } from '../cluster/retry.js';
 import { isDomainError, notFound } from '../domain/errors.js';
 import type { FunctionObject } from '../schemas/resources.js';
-
-const MAX_CONFLICT_RETRIES = 10;
 
 /**
  * Applies `change` to the Function's attached IDs, as stored now, and writes the result; `change`
@@ -14,22 +13,19 @@ const MAX_CONFLICT_RETRIES = 10;
  */
 async function changeAttachments(cluster: ClusterPort, fn: FunctionObject, change: (ids: string[]) => string[] | undefined): Promise<void> {
   const functions = cluster.resource<FunctionObject>(Kinds.Function);
-  for (let attempt = 0; ; attempt++) {
-    // Decide on the stored object, not the caller's copy: a stale copy could make a needed write look like a no-op.
-    const current = await functions.get(fn.metadata.namespace, fn.metadata.name);
-    if (!current || current.metadata.uid !== fn.metadata.uid || current.metadata.deletionTimestamp) {
-      throw notFound(`Function ${fn.metadata.uid} does not exist in this project`);
-    }
-    const next = change(current.spec.secrets ?? []);
-    if (!next) return;
-    try {
-      await functions.update({ ...current, spec: { ...current.spec, secrets: next } });
-      return;
-    } catch (err) {
-      if (!isConflict(err) && !isNotFound(err)) throw err;
-      if (attempt >= MAX_CONFLICT_RETRIES) throw err;
-    }
-  }
+  await retryOnConflict(
+    async () => {
+      // Decide on the stored object, not the caller's copy: a stale copy could make a needed write look like a no-op.
+      const current = await functions.get(fn.metadata.namespace, fn.metadata.name);
+      if (!current || current.metadata.uid !== fn.metadata.uid || current.metadata.deletionTimestamp) {
+        throw notFound(`Function ${fn.metadata.uid} does not exist in this project`);
+      }
+      const next = change(current.spec.secrets ?? []);
+      if (next) await functions.update({ ...current, spec: { ...current.spec, secrets: next } });
+    },
+    // Deleted between the read and the write: the next read says so.
+    { retriable: (err) => isConflict(err) || isNotFound(err) },
+  );
 }
 
 export function attachSecret(cluster: ClusterPort, fn: FunctionObject, secretId: string): Promise<void> {

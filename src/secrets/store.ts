@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kinds, type KubeObject } from '../cluster/objects.js';
 import { isAlreadyExists, isConflict, isNotFound, type ClusterPort, type ResourceClient } from '../cluster/port.js';
+import { retryOnConflict } from '../cluster/retry.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { Labels } from '../schemas/resources.js';
 import { assertUuid } from '../functions/lookup.js';
@@ -10,8 +11,6 @@ import { PROJECT_SECRET_SELECTOR, newSecretObject, secretMeta, withValue, type S
 
 /** Largest secret value, in bytes of UTF-8 (Kubernetes Secrets hold at most 1 MiB in all). */
 export const MAX_VALUE_BYTES = 64 * 1024;
-
-const MAX_CONFLICT_RETRIES = 10;
 
 const secrets = (cluster: ClusterPort): ResourceClient => cluster.resource(Kinds.Secret);
 
@@ -73,16 +72,16 @@ export async function getSecret(cluster: ClusterPort, project: string, id: strin
 /** Replaces the value; the ID, name and Function attachments stay. */
 export async function updateSecretValue(cluster: ClusterPort, project: string, id: string, value: string): Promise<SecretMeta> {
   assertValueSize(value);
-  for (let attempt = 0; ; attempt++) {
+  return retryOnConflict(async () => {
     const { meta, object } = await getSecret(cluster, project, id);
     try {
       await secrets(cluster).update(withValue(object, value));
-      return meta;
     } catch (err) {
       if (isNotFound(err)) throw notFound(`Secret ${id} does not exist in this project`);
-      if (!isConflict(err) || attempt >= MAX_CONFLICT_RETRIES) throw err;
+      throw err;
     }
-  }
+    return meta;
+  });
 }
 
 /** Deletes the secret; `not-found` when missing. */

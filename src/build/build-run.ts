@@ -17,6 +17,7 @@ import { BuildDeadline } from './deadline.js';
 import { installDependencies } from './dependency-install.js';
 import { resolveEntrypoint } from './entrypoint.js';
 import { introspectBundle } from './introspect.js';
+import { npmrcAllowList } from './project-npmrc.js';
 import { builtFunctionsOf } from './manifests.js';
 import { extractProjectArchive } from './safe-extract.js';
 
@@ -81,6 +82,8 @@ export class BuildRun {
       homeDir: layout.homeDir,
       tmpDir: layout.tmpDir,
       cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
+      configDir: join(podDir, 'npm-config'),
+      npmrcAllow: npmrcAllowList(this.agentEnv),
       timeoutSeconds: this.limits.installSeconds,
       agentEnv: this.agentEnv,
       logs,

@@ -10,7 +10,7 @@ import { exitOf, killProcessGroup, trackProcessGroup, describeExit } from '../ru
 import { BuildFailure } from './build-failure.js';
 import { waitBounded } from './deadline.js';
 import { checkLockfileSources } from './lockfile-sources.js';
-import { npmCiArguments, writeNpmConfig, FORCED_NPM_KEYS, type NpmPaths } from './npm-settings.js';
+import { npmCiArguments, operatorGlobalConfig, writeNpmConfig, FORCED_NPM_KEYS, type NpmPaths } from './npm-settings.js';
 import { takeProjectNpmrc } from './project-npmrc.js';
 
 export interface InstallOptions {
@@ -50,7 +50,7 @@ export async function installDependencies(options: InstallOptions): Promise<bool
   }
   const lockfile = requireNpmLockfile(options.projectDir, dependencyCount);
   checkLockfileSources(join(options.projectDir, lockfile), lockfile);
-  const paths: NpmPaths = { projectDir: options.projectDir, cacheDir: options.cacheDir, configDir: options.configDir };
+  const paths: NpmPaths = { projectDir: options.projectDir, cacheDir: options.cacheDir, configDir: options.configDir, globalConfig: operatorGlobalConfig(options.agentEnv) };
   const npmrc = takeProjectNpmrc(options.projectDir, options.npmrcAllow, FORCED_NPM_KEYS);
   if (npmrc.carried.length > 0) options.logs.add('info', `Using ${npmrc.carried.length} setting(s) of the project's .npmrc`);
   if (npmrc.leftOut.length > 0) options.logs.add('warn', `Left out of the project's .npmrc: ${npmrc.leftOut.join(', ')}`);
@@ -126,8 +126,8 @@ async function runNpmCi(options: InstallOptions, args: string[]): Promise<void> 
 }
 
 /**
- * npm sees no agent secrets: PATH, its own HOME and TMPDIR, and the operator's npm_config_* and
- * proxy variables (the command line still overrides the forced settings).
+ * npm sees no agent secrets: PATH, its own HOME and TMPDIR, and the operator's npm_config_*, proxy
+ * and CA-certificate variables (the command line still overrides the forced settings).
  */
 export function npmEnvironment(options: Pick<InstallOptions, 'homeDir' | 'tmpDir' | 'agentEnv'>): Record<string, string> {
   const env: Record<string, string> = {
@@ -137,7 +137,7 @@ export function npmEnvironment(options: Pick<InstallOptions, 'homeDir' | 'tmpDir
   };
   for (const [name, value] of Object.entries(options.agentEnv)) {
     if (value === undefined) continue;
-    if (/^npm_config_/i.test(name) || /^(https?_proxy|no_proxy)$/i.test(name)) env[name] = value;
+    if (/^npm_config_/i.test(name) || /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)$/i.test(name)) env[name] = value;
   }
   return env;
 }

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { BuildFailure } from './build-failure.js';
 
-const GIT_SPEC = /^(git\+|git:|github:|gitlab:|bitbucket:|gist:)|^[\w.-]+\/[\w.-]+(#.*)?$/i;
+/** How lockfiles record git sources (`resolved`, or lockfile v1's `version`); the `owner/repo` shorthand only appears in package.json. */
+const GIT_SPEC = /^(git\+|git:|github:|gitlab:|bitbucket:|gist:)/i;
 const LOCAL_SPEC = /^(file:|link:)/i;
 
 interface LockEntry {

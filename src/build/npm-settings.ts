@@ -1,9 +1,10 @@
 // How the build runs `npm ci`: settings that decide which programs npm starts and which paths it
 // uses are forced on the command line (npm's highest-priority config layer, above the operator's
 // npm_config_* variables and any .npmrc), checked against npm 11's config definitions.
-// User and global config are files the build writes; the project's .npmrc is never read.
+// The user config is a file the build writes (the project's allowed lines); the global config is
+// the operator's (BROWSERFN_NPM_GLOBALCONFIG); the project's .npmrc is never read.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** A program that runs nothing: what npm gets for every program it must not start during `npm ci`. */
 export const NO_PROGRAM = '/bin/false';
@@ -13,6 +14,13 @@ export interface NpmPaths {
   cacheDir: string;
   /** Folder the build owns for npm's config files and logs. */
   configDir: string;
+  /** The operator's global npm config (registry, cafile, proxy...). */
+  globalConfig: string;
+}
+
+/** Where npm run by this Node keeps its global config when nothing says otherwise: `<prefix>/etc/npmrc`. */
+export function operatorGlobalConfig(env: NodeJS.ProcessEnv): string {
+  return env.BROWSERFN_NPM_GLOBALCONFIG || join(dirname(dirname(process.execPath)), 'etc', 'npmrc');
 }
 
 /** Keys the command line forces; the project can never set them. */
@@ -62,7 +70,7 @@ export function npmCiArguments(paths: NpmPaths): string[] {
     location: 'project',
     cache: paths.cacheDir,
     userconfig: join(paths.configDir, 'npmrc'),
-    globalconfig: join(paths.configDir, 'global-npmrc'),
+    globalconfig: paths.globalConfig,
     'logs-dir': join(paths.configDir, 'logs'),
     audit: 'false',
     fund: 'false',
@@ -72,9 +80,8 @@ export function npmCiArguments(paths: NpmPaths): string[] {
   return ['ci', ...Object.entries(forced).map(([key, value]) => `--${key}=${value}`)];
 }
 
-/** Writes npm's user config (the project's allowed lines) and an empty global config. */
+/** Writes npm's user config: the project's allowed lines. */
 export function writeNpmConfig(paths: NpmPaths, userLines: string[]): void {
   mkdirSync(join(paths.configDir, 'logs'), { recursive: true });
   writeFileSync(join(paths.configDir, 'npmrc'), userLines.map((line) => `${line}\n`).join(''), { mode: 0o600 });
-  writeFileSync(join(paths.configDir, 'global-npmrc'), '', { mode: 0o600 });
 }

@@ -2,39 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { Header } from 'tar';
 import { BuildFailure } from '../../src/build/build-failure.js';
 import { ARCHIVE_LIMITS } from '../../src/build/build-limits.js';
 import { extractProjectArchive, type ArchiveLimits } from '../../src/build/safe-extract.js';
-
-interface TarEntry {
-  path: string;
-  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'FIFO';
-  content?: string;
-  linkpath?: string;
-  mode?: number;
-}
-
-/** A gzip tar written header by header, so entries a normal tool would refuse to create can be tested. */
-function tarGz(entries: TarEntry[]): Buffer {
-  const blocks: Buffer[] = [];
-  for (const entry of entries) {
-    const content = Buffer.from(entry.content ?? '');
-    const header = new Header({
-      path: entry.path,
-      type: entry.type ?? 'File',
-      size: content.length,
-      linkpath: entry.linkpath,
-      mode: entry.mode ?? (entry.type === 'Directory' ? 0o755 : 0o644),
-      mtime: new Date(0),
-    });
-    header.encode();
-    blocks.push(header.block!, content, Buffer.alloc((512 - (content.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
-}
+import { tarGz } from './project-archive.js';
 
 describe('project archive extraction', () => {
   let target: string;

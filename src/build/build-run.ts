@@ -1,5 +1,5 @@
 // One build in a build pod: extract, install, bundle, discover Functions, report.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from '../config/logger.js';
@@ -12,7 +12,7 @@ import { BuildFailure } from './build-failure.js';
 import { parseBuildInput } from './build-input.js';
 import { ARCHIVE_LIMITS, OUTPUT_LIMITS, type BuildTimeLimits } from './build-limits.js';
 import type { BuildReport } from '../schemas/reports.js';
-import { bundleEntry } from './bundle.js';
+import { bundleInChildProcess } from './bundle-process.js';
 import { BuildDeadline } from './deadline.js';
 import { installDependencies } from './dependency-install.js';
 import { resolveEntrypoint } from './entrypoint.js';
@@ -93,9 +93,11 @@ export class BuildRun {
     signal.throwIfAborted();
     logs.add('info', `Bundling ${input.entrypoint} with esbuild`);
     const bundlePath = join(outDir, 'bundle.mjs');
-    const bundle = await bundleEntry({ entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir });
+    const bundle = await bundleInChildProcess(
+      { entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir },
+      { homeDir: layout.homeDir, tmpDir: layout.tmpDir, agentEnv: this.agentEnv, signal },
+    );
     for (const warning of bundle.warnings) logs.add('warn', warning);
-    writeFileSync(bundlePath, bundle.code);
     const gzipped = gzipSync(bundle.code, { level: 9 });
     logs.add('info', `Bundle: ${kib(bundle.code.length)} KiB, ${kib(gzipped.length)} KiB gzip-compressed`);
     if (gzipped.length > OUTPUT_LIMITS.maxBundleGzipBytes) {

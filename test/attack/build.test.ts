@@ -190,6 +190,16 @@ describe('attack: builds turned against the server', function () {
     assert.deepEqual(Object.keys(env).filter((name) => /BROWSERFN|TOKEN|KEY/i.test(name)), []);
   });
 
+  it("esbuild runs without the agent's environment (an ESBUILD_BINARY_PATH there is not used)", async () => {
+    const marker = join(workRoot, 'esbuild-binary-ran');
+    const fakeEsbuild = join(workRoot, 'fake-esbuild.sh');
+    writeFileSync(fakeEsbuild, `${markerScript(marker)}exit 1\n`);
+    chmodSync(fakeEsbuild, 0o755);
+    const report = await build(await archiveProject(project({ 'index.mts': ENTRY })), { ESBUILD_BINARY_PATH: fakeEsbuild });
+    assert.equal(report.phase, 'COMPLETED', report.cause?.message);
+    assert.ok(!existsSync(marker));
+  });
+
   it("esbuild's text loader cannot read a file outside the project, nor /etc/passwd", async () => {
     const secret = `pod-token-${randomBytes(16).toString('hex')}`;
     writeFileSync(join(workRoot, 'pod-token.secret'), secret);

@@ -1,6 +1,7 @@
 // Bundles the entry and everything it imports into one ESM file with esbuild. Packages the runtime
 // image provides stay external; `browserfn` resolves to this package's SDK, bundled in, so user
-// projects need not install it.
+// projects need not install it. Nothing outside the project is read (bundle-containment.ts); the
+// agent runs this in a child process without its environment (bundle-process.ts).
 import { builtinModules } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';

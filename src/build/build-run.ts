@@ -1,5 +1,5 @@
 // One build in a build pod: extract, install, bundle, discover Functions, report.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from '../config/logger.js';
@@ -13,11 +13,12 @@ import { parseBuildInput } from './build-input.js';
 import { ARCHIVE_LIMITS, type BuildTimeLimits } from './build-limits.js';
 import { BUILD_OUTPUT_LIMITS } from '../schemas/report-limits.js';
 import type { BuildReport } from '../schemas/reports.js';
-import { bundleEntry } from './bundle.js';
+import { bundleInChildProcess } from './bundle-process.js';
 import { BuildDeadline } from './deadline.js';
 import { installDependencies } from './dependency-install.js';
 import { resolveEntrypoint } from './entrypoint.js';
 import { introspectBundle } from './introspect.js';
+import { npmrcAllowList } from './project-npmrc.js';
 import { builtFunctionsOf } from './manifests.js';
 import { extractProjectArchive } from './safe-extract.js';
 
@@ -82,6 +83,8 @@ export class BuildRun {
       homeDir: layout.homeDir,
       tmpDir: layout.tmpDir,
       cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
+      configDir: join(podDir, 'npm-config'),
+      npmrcAllow: npmrcAllowList(this.agentEnv),
       timeoutSeconds: this.limits.installSeconds,
       agentEnv: this.agentEnv,
       logs,
@@ -91,9 +94,11 @@ export class BuildRun {
     signal.throwIfAborted();
     logs.add('info', `Bundling ${input.entrypoint} with esbuild`);
     const bundlePath = join(outDir, 'bundle.mjs');
-    const bundle = await bundleEntry({ entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir });
+    const bundle = await bundleInChildProcess(
+      { entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir },
+      { homeDir: layout.homeDir, tmpDir: layout.tmpDir, agentEnv: this.agentEnv, signal },
+    );
     for (const warning of bundle.warnings) logs.add('warn', warning);
-    writeFileSync(bundlePath, bundle.code);
     const gzipped = gzipSync(bundle.code, { level: 9 });
     logs.add('info', `Bundle: ${kib(bundle.code.length)} KiB, ${kib(gzipped.length)} KiB gzip-compressed`);
     if (gzipped.length > BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) {

@@ -1,11 +1,14 @@
 // Bundles the entry and everything it imports into one ESM file with esbuild. Packages the runtime
 // image provides stay external; `browserfn` resolves to this package's SDK, bundled in, so user
-// projects need not install it.
+// projects need not install it. Nothing outside the project is read (bundle-containment.ts); the
+// agent runs this in a child process without its environment (bundle-process.ts).
 import { builtinModules } from 'node:module';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildFailure as EsbuildFailure, type Message, type Plugin } from 'esbuild';
 import { runtimeProvidesPackage } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
+import { containmentPlugin, isAllowedFile } from './bundle-containment.js';
 
 export const RUNTIME_PROVIDED_PACKAGES = ['playwright-core', 'playwright', 'puppeteer-core', 'puppeteer', 'chrome-remote-interface'];
 
@@ -47,6 +50,8 @@ const sdkPlugin: Plugin = {
 };
 
 export async function bundleEntry(request: BundleRequest): Promise<BundleResult> {
+  const allowedRoots = [request.projectDir, dirname(SDK_ENTRY_PATH)];
+  const describeMessage = messageDescriber(request.projectDir, allowedRoots);
   let result;
   try {
     result = await build({
@@ -63,12 +68,12 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
       logLevel: 'silent',
       banner: { js: COMMONJS_BANNER },
       external: RUNTIME_PROVIDED_PACKAGES,
-      plugins: [sdkPlugin],
+      plugins: [containmentPlugin(allowedRoots, request.projectDir), sdkPlugin],
     });
   } catch (error) {
     const errors = (error as EsbuildFailure).errors;
     if (!Array.isArray(errors)) throw error;
-    throw new BuildFailure('BUNDLE_FAILED', `Bundling ${request.entryName ?? request.entryPath} failed; fix these errors:\n${describe(errors)}`);
+    throw new BuildFailure('BUNDLE_FAILED', `Bundling ${request.entryName ?? request.entryPath} failed; fix these errors:\n${describe(errors, describeMessage)}`);
   }
   const output = result.outputFiles.find((file) => file.path.endsWith('.mjs') || file.path.endsWith('.js'));
   if (!output) throw new BuildFailure('BUNDLE_FAILED', 'esbuild produced no output file');
@@ -79,22 +84,33 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
   };
 }
 
-function describe(messages: Message[]): string {
+type MessageDescriber = (message: Message, kind: 'error' | 'warning') => string;
+
+function describe(messages: Message[], describeMessage: MessageDescriber): string {
   const shown = messages.slice(0, MAX_REPORTED_ERRORS).map((message) => describeMessage(message, 'error'));
   const more = messages.length - shown.length;
   return shown.join('\n') + (more > 0 ? `\n… and ${more} more` : '');
 }
 
-/** `file:line:column: error: text`, the offending line with a caret, and esbuild's notes. */
-function describeMessage(message: Message, kind: 'error' | 'warning'): string {
-  const where = message.location;
-  const lines = [where ? `${where.file}:${where.line}:${where.column + 1}: ${kind}: ${message.text}` : `${kind}: ${message.text}`];
-  if (where?.lineText) {
-    const gutter = String(where.line);
-    lines.push(`  ${gutter} | ${where.lineText}`, `  ${' '.repeat(gutter.length)} | ${' '.repeat(where.column)}^`);
-  }
-  for (const note of message.notes) if (note.text) lines.push(`  note: ${note.text}`);
-  return lines.join('\n');
+/**
+ * `file:line:column: error: text`, the offending line with a caret, and esbuild's notes. esbuild
+ * reads some files on its own (a tsconfig.json's `extends`); a message about a file outside the
+ * project never shows that file's text.
+ */
+function messageDescriber(projectDir: string, allowedRoots: string[]): MessageDescriber {
+  return (message, kind) => {
+    const where = message.location;
+    if (where && !isAllowedFile(where.file, projectDir, allowedRoots)) {
+      return `${kind}: esbuild read ${where.file}, which is outside the project (a tsconfig.json "extends" leading out of the project?); its content is not shown. A build may only use files of the project and its installed node_modules.`;
+    }
+    const lines = [where ? `${where.file}:${where.line}:${where.column + 1}: ${kind}: ${message.text}` : `${kind}: ${message.text}`];
+    if (where?.lineText) {
+      const gutter = String(where.line);
+      lines.push(`  ${gutter} | ${where.lineText}`, `  ${' '.repeat(gutter.length)} | ${' '.repeat(where.column)}^`);
+    }
+    for (const note of message.notes) if (note.text) lines.push(`  note: ${note.text}`);
+    return lines.join('\n');
+  };
 }
 
 /** A bundle importing a runtime package the image lacks would only fail when invoked; fail the build instead. */

@@ -1,5 +1,6 @@
-// Installs the project's dependencies exactly as locked: `npm ci` with install scripts disabled,
-// so no package code runs during the install.
+// Installs the project's dependencies exactly as locked: `npm ci` with install scripts and git
+// disabled and every program-running or path setting forced (npm-settings.ts), so neither package
+// code nor the project's npm configuration runs anything during the install.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,9 @@ import { captureProcessOutput } from '../runtime/sandbox/output-capture.js';
 import { exitOf, killProcessGroup, trackProcessGroup, describeExit } from '../runtime/sandbox/process-group.js';
 import { BuildFailure } from './build-failure.js';
 import { waitBounded } from './deadline.js';
+import { checkLockfileSources } from './lockfile-sources.js';
+import { npmCiArguments, operatorGlobalConfig, writeNpmConfig, FORCED_NPM_KEYS, type NpmPaths } from './npm-settings.js';
+import { takeProjectNpmrc } from './project-npmrc.js';
 
 export interface InstallOptions {
   projectDir: string;
@@ -15,13 +19,15 @@ export interface InstallOptions {
   homeDir: string;
   tmpDir: string;
   cacheDir: string;
+  /** Folder the build owns for npm's config files and logs (outside the project). */
+  configDir: string;
+  /** Keys of the project's .npmrc the operator allows (project-npmrc.ts). */
+  npmrcAllow: RegExp[];
   timeoutSeconds: number;
   agentEnv: NodeJS.ProcessEnv;
   logs: LogCollector;
   signal: AbortSignal;
 }
-
-export const NPM_CI_ARGS = ['ci', '--ignore-scripts', '--no-audit', '--no-fund'];
 
 const OTHER_LOCKFILES: Record<string, string> = {
   'pnpm-lock.yaml': 'pnpm',
@@ -42,9 +48,15 @@ export async function installDependencies(options: InstallOptions): Promise<bool
     options.logs.add('info', 'package.json declares no dependencies: nothing to install');
     return false;
   }
-  requireNpmLockfile(options.projectDir, dependencyCount);
-  options.logs.add('info', `Installing ${dependencyCount} declared dependencies with npm ${NPM_CI_ARGS.join(' ')}`);
-  await runNpmCi(options);
+  const lockfile = requireNpmLockfile(options.projectDir, dependencyCount);
+  checkLockfileSources(join(options.projectDir, lockfile), lockfile);
+  const paths: NpmPaths = { projectDir: options.projectDir, cacheDir: options.cacheDir, configDir: options.configDir, globalConfig: operatorGlobalConfig(options.agentEnv) };
+  const npmrc = takeProjectNpmrc(options.projectDir, options.npmrcAllow, FORCED_NPM_KEYS);
+  if (npmrc.carried.length > 0) options.logs.add('info', `Using ${npmrc.carried.length} setting(s) of the project's .npmrc`);
+  if (npmrc.leftOut.length > 0) options.logs.add('warn', `Left out of the project's .npmrc: ${npmrc.leftOut.join(', ')}`);
+  writeNpmConfig(paths, npmrc.carried);
+  options.logs.add('info', `Installing ${dependencyCount} declared dependencies with npm ci --ignore-scripts (from ${lockfile})`);
+  await runNpmCi(options, npmCiArguments(paths));
   options.logs.add('info', 'Dependencies installed');
   return true;
 }
@@ -64,8 +76,9 @@ function countDependencies(manifestPath: string): number {
   return count;
 }
 
-function requireNpmLockfile(projectDir: string, dependencyCount: number): void {
-  if (existsSync(join(projectDir, 'package-lock.json')) || existsSync(join(projectDir, 'npm-shrinkwrap.json'))) return;
+/** The lockfile npm ci will use (npm prefers npm-shrinkwrap.json). */
+function requireNpmLockfile(projectDir: string, dependencyCount: number): string {
+  for (const file of ['npm-shrinkwrap.json', 'package-lock.json']) if (existsSync(join(projectDir, file))) return file;
   const other = Object.keys(OTHER_LOCKFILES).find((file) => existsSync(join(projectDir, file)));
   if (other) {
     throw new BuildFailure(
@@ -81,8 +94,8 @@ function requireNpmLockfile(projectDir: string, dependencyCount: number): void {
   );
 }
 
-async function runNpmCi(options: InstallOptions): Promise<void> {
-  const npm = spawn(options.agentEnv.BROWSERFN_NPM_PATH || 'npm', NPM_CI_ARGS, {
+async function runNpmCi(options: InstallOptions, args: string[]): Promise<void> {
+  const npm = spawn(options.agentEnv.BROWSERFN_NPM_PATH || 'npm', args, {
     cwd: options.projectDir,
     env: npmEnvironment(options),
     detached: true,
@@ -112,20 +125,19 @@ async function runNpmCi(options: InstallOptions): Promise<void> {
   }
 }
 
-/** npm sees no agent secrets: PATH, its own HOME/cache/tmp, and the operator's npm and proxy settings. */
-function npmEnvironment(options: InstallOptions): Record<string, string> {
+/**
+ * npm sees no agent secrets: PATH, its own HOME and TMPDIR, and the operator's npm_config_*, proxy
+ * and CA-certificate variables (the command line still overrides the forced settings).
+ */
+export function npmEnvironment(options: Pick<InstallOptions, 'homeDir' | 'tmpDir' | 'agentEnv'>): Record<string, string> {
   const env: Record<string, string> = {
     PATH: options.agentEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: options.homeDir,
     TMPDIR: options.tmpDir,
-    npm_config_cache: options.cacheDir,
-    npm_config_update_notifier: 'false',
-    npm_config_progress: 'false',
   };
   for (const [name, value] of Object.entries(options.agentEnv)) {
     if (value === undefined) continue;
-    if (/^npm_config_/i.test(name) && !/^npm_config_cache$/i.test(name)) env[name] = value;
-    if (/^(https?_proxy|no_proxy)$/i.test(name)) env[name] = value;
+    if (/^npm_config_/i.test(name) || /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)$/i.test(name)) env[name] = value;
   }
   return env;
 }

@@ -1,9 +1,12 @@
 // Extracts the uploaded project archive only if every entry stays inside the target: no absolute
-// paths, no "..", no links leading out, no device files, and within size and entry limits.
-// The whole archive is checked before anything is written.
-import { mkdirSync } from 'node:fs';
-import { posix } from 'node:path';
+// paths, no "..", no links leading out (judged by where they really point, through other links:
+// archive-tree.ts), nothing written through a link, no device files, and within size and entry
+// limits. The whole archive is checked before anything is written; after extraction every link is
+// checked again by its real path, and set-id bits are dropped.
+import { lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
 import { Parser, Unpack, type ReadEntry } from 'tar';
+import { ArchiveTree } from './archive-tree.js';
 import { BuildFailure } from './build-failure.js';
 import type { ARCHIVE_LIMITS } from './build-limits.js';
 
@@ -23,12 +26,18 @@ export async function extractProjectArchive(archive: Buffer, targetDir: string, 
   const summary = await checkArchive(archive, limits);
   mkdirSync(targetDir, { recursive: true });
   await unpack(archive, targetDir);
+  const escaping = linkLeavingTree(targetDir);
+  if (escaping) {
+    rmSync(targetDir, { recursive: true, force: true });
+    throw invalid(escaping);
+  }
   return summary;
 }
 
 function checkArchive(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveSummary> {
   return new Promise((resolve, reject) => {
     const summary: ArchiveSummary = { entries: 0, bytes: 0 };
+    const tree = new ArchiveTree();
     let refused: BuildFailure | undefined;
     const parser = new Parser({
       strict: true,
@@ -36,7 +45,7 @@ function checkArchive(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveSu
         summary.entries += 1;
         summary.bytes += entry.size ?? 0;
         const problem =
-          entryProblem(entry) ??
+          entryProblem(entry, tree) ??
           (summary.entries > limits.maxEntries ? `the archive has more than ${limits.maxEntries} entries` : undefined) ??
           (summary.bytes > limits.maxExtractedBytes ? `the archive holds more than ${limits.maxExtractedBytes} bytes of files` : undefined);
         if (problem && !refused) {
@@ -48,23 +57,39 @@ function checkArchive(archive: Buffer, limits: ArchiveLimits): Promise<ArchiveSu
     });
     parser.on('error', (error: Error) => reject(refused ?? invalid(`the archive cannot be read: ${error.message}`)));
     parser.on('abort', () => reject(refused ?? invalid('the archive cannot be read')));
-    parser.on('end', () => (refused ? reject(refused) : resolve(summary)));
+    parser.on('end', () => {
+      const linkProblem = refused ? undefined : tree.linkProblem();
+      if (refused || linkProblem) reject(refused ?? invalid(linkProblem ?? ''));
+      else resolve(summary);
+    });
     parser.end(archive);
   });
 }
 
-function entryProblem(entry: ReadEntry): string | undefined {
+function entryProblem(entry: ReadEntry, tree: ArchiveTree): string | undefined {
   const path = entry.path;
   if (!ALLOWED_TYPES.has(entry.type)) return `"${path}" is a ${entry.type} entry; only files, directories and links are allowed`;
   if (isAbsolute(path)) return `"${path}" is an absolute path`;
   if (hasParentSegment(path)) return `"${path}" contains ".."`;
-  if (entry.type === 'SymbolicLink' || entry.type === 'Link') {
-    const target = entry.linkpath ?? '';
+  const normalized = normalize(path);
+  if (normalized === '') return entry.type === 'Directory' ? undefined : `"${path}" names the project folder itself`;
+  const target = entry.linkpath ?? '';
+  if (entry.type === 'Link') {
     if (isAbsolute(target)) return `link "${path}" points to the absolute path "${target}"`;
-    const resolved = entry.type === 'Link' ? posix.normalize(target) : posix.normalize(posix.join(posix.dirname(path), target));
-    if (resolved === '..' || resolved.startsWith('../')) return `link "${path}" points outside the project ("${target}")`;
+    if (hasParentSegment(target)) return `link "${path}" points outside the project or through ".." ("${target}")`;
+    return tree.hardLinkProblem(path, normalize(target)) ?? tree.add(normalized, { type: 'file' });
   }
-  return undefined;
+  if (entry.type === 'SymbolicLink') {
+    if (isAbsolute(target)) return `link "${path}" points to the absolute path "${target}"`;
+    return tree.add(normalized, { type: 'symlink', target: target.replace(/\\/g, '/') });
+  }
+  return tree.add(normalized, { type: entry.type === 'Directory' ? 'dir' : 'file' });
+}
+
+/** `./a//b/` → `a/b`; the project folder itself → ''. */
+function normalize(path: string): string {
+  const normalized = posix.normalize(path).replace(/\/+$/, '');
+  return normalized === '.' ? '' : normalized.replace(/^\.\//, '');
 }
 
 function isAbsolute(path: string): boolean {
@@ -78,11 +103,46 @@ function hasParentSegment(path: string): boolean {
 function unpack(archive: Buffer, targetDir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     // strict: anything node-tar would only warn about (and skip) fails the build instead.
-    const unpacker = new Unpack({ cwd: targetDir, strict: true, preserveOwner: false });
+    const unpacker = new Unpack({
+      cwd: targetDir,
+      strict: true,
+      preserveOwner: false,
+      // No set-user-ID, set-group-ID or sticky bits on extracted files.
+      filter: (_path, entry) => {
+        if ('mode' in entry && typeof entry.mode === 'number') entry.mode &= 0o777;
+        return true;
+      },
+    });
     unpacker.on('error', (error: Error) => reject(invalid(`the archive cannot be extracted: ${error.message}`)));
     unpacker.on('close', () => resolve());
     unpacker.end(archive);
   });
+}
+
+/** Every link of the extracted tree, by its real path: the first one leading out, if any. */
+function linkLeavingTree(root: string): string | undefined {
+  const realRoot = realpathSync(root);
+  const pending = [root];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      const stat = lstatSync(path);
+      if (stat.isDirectory()) pending.push(path);
+      if (!stat.isSymbolicLink()) continue;
+      let real: string;
+      try {
+        real = realpathSync(path);
+      } catch {
+        continue; // dangling: leads nowhere
+      }
+      const rel = relative(realRoot, real);
+      if (rel === '..' || rel.startsWith(`..${sep}`) || rel.startsWith(sep)) {
+        return `link "${relative(root, path)}" points outside the project ("${readlinkSync(path)}")`;
+      }
+    }
+  }
+  return undefined;
 }
 
 function invalid(message: string): BuildFailure {

@@ -2,38 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { Header } from 'tar';
 import { BuildFailure } from '../../src/build/build-failure.js';
 import { ARCHIVE_LIMITS } from '../../src/build/build-limits.js';
 import { extractProjectArchive, type ArchiveLimits } from '../../src/build/safe-extract.js';
-
-interface TarEntry {
-  path: string;
-  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'FIFO';
-  content?: string;
-  linkpath?: string;
-}
-
-/** A gzip tar written header by header, so entries a normal tool would refuse to create can be tested. */
-function tarGz(entries: TarEntry[]): Buffer {
-  const blocks: Buffer[] = [];
-  for (const entry of entries) {
-    const content = Buffer.from(entry.content ?? '');
-    const header = new Header({
-      path: entry.path,
-      type: entry.type ?? 'File',
-      size: content.length,
-      linkpath: entry.linkpath,
-      mode: entry.type === 'Directory' ? 0o755 : 0o644,
-      mtime: new Date(0),
-    });
-    header.encode();
-    blocks.push(header.block!, content, Buffer.alloc((512 - (content.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
-}
+import { tarGz } from './project-archive.js';
 
 describe('project archive extraction', () => {
   let target: string;
@@ -78,6 +50,80 @@ describe('project archive extraction', () => {
     await refused(tarGz([{ path: 'hosts', type: 'SymbolicLink', linkpath: '/etc/hosts' }]), /points to the absolute path "\/etc\/hosts"/);
     await refused(tarGz([{ path: 'shadow', type: 'Link', linkpath: '../shadow' }]), /points outside the project/);
     await refused(tarGz([{ path: 'tty', type: 'CharacterDevice' }]), /"tty" is a CharacterDevice entry/);
+  });
+
+  it('judges links by where they really point, through the other links of the archive', async () => {
+    await refused(
+      tarGz([
+        { path: 'lnk', type: 'SymbolicLink', linkpath: '.' },
+        { path: 'up4', type: 'SymbolicLink', linkpath: 'lnk/lnk/lnk/lnk/../../../..' },
+      ]),
+      /link "up4" points outside the project/,
+    );
+    // The link it passes through comes later in the archive.
+    await refused(
+      tarGz([
+        { path: 'a/b/up', type: 'SymbolicLink', linkpath: '../deep/../..' },
+        { path: 'a/deep', type: 'SymbolicLink', linkpath: '..' },
+      ]),
+      /link "a\/b\/up" points outside the project/,
+    );
+    await refused(tarGz([{ path: 'x', type: 'SymbolicLink', linkpath: 'y' }, { path: 'y', type: 'SymbolicLink', linkpath: 'x' }]), /link loop/);
+    // Nested links fanning out are bounded, not followed forever.
+    const fan = [{ path: 'l0', type: 'SymbolicLink' as const, linkpath: '.' }];
+    for (let i = 1; i < 30; i += 1) fan.push({ path: `l${i}`, type: 'SymbolicLink', linkpath: `l${i - 1}/l${i - 1}` });
+    await refused(tarGz(fan), /link loop/);
+  });
+
+  it('refuses writing through links, links replaced later, and hard links to anything but an earlier file', async () => {
+    await refused(
+      tarGz([
+        { path: 'lnk', type: 'SymbolicLink', linkpath: '.' },
+        { path: 'lnk/file.ts', content: 'x' },
+      ]),
+      /"lnk\/file\.ts" would be written through the link "lnk"/,
+    );
+    await refused(
+      tarGz([
+        { path: 'dir', type: 'SymbolicLink', linkpath: 'real' },
+        { path: 'dir/', type: 'Directory' },
+      ]),
+      /"dir" appears more than once/,
+    );
+    await refused(tarGz([{ path: 'src/a.ts' }, { path: 'src', type: 'SymbolicLink', linkpath: '..' }]), /"src" appears more than once/);
+    await refused(
+      tarGz([
+        { path: 'up', type: 'SymbolicLink', linkpath: 'lnk/..' },
+        { path: 'lnk', type: 'SymbolicLink', linkpath: '.' },
+        { path: 'passwd', type: 'Link', linkpath: 'up/etc/passwd' },
+      ]),
+      /hard link "passwd" points through the link "up"/,
+    );
+    await refused(
+      tarGz([
+        { path: 'sub/deep/s', type: 'SymbolicLink', linkpath: '../..' },
+        { path: 'h', type: 'Link', linkpath: 'sub/deep/s' },
+      ]),
+      /hard link "h" must point to a regular file/,
+    );
+    await refused(tarGz([{ path: 'x', type: 'Link', linkpath: 'later.ts' }, { path: 'later.ts' }]), /hard link "x" must point to a regular file/);
+  });
+
+  it('keeps links that stay inside through other links, and drops set-id bits', async () => {
+    await extractProjectArchive(
+      tarGz([
+        { path: 'src/', type: 'Directory' },
+        { path: 'src/index.ts', content: 'export {};' },
+        // (node-tar itself refuses a link whose target passes through a link already on disk)
+        { path: 'via', type: 'SymbolicLink', linkpath: 'lnk/lnk/src/../src/index.ts' },
+        { path: 'lnk', type: 'SymbolicLink', linkpath: '.' },
+        { path: 'tool', content: '#!/bin/sh\n', mode: 0o6755 },
+      ]),
+      join(target, 'project'),
+      ARCHIVE_LIMITS,
+    );
+    assert.equal(readFileSync(join(target, 'project', 'via'), 'utf8'), 'export {};');
+    assert.equal(lstatSync(join(target, 'project', 'tool')).mode & 0o7777, 0o755);
   });
 
   it('refuses archives over the entry, size and compressed-size limits', async () => {

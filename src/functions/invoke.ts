@@ -8,7 +8,7 @@ import { HttpError } from '../api/http-error.js';
 import { describeErrors } from '../api/validation.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
-import { linearRegExpAjvOptions, UnsupportedPatternError } from '../schemas/linear-regexp.js';
+import { linearRegExpAjvOptions, PatternBudgetError, UnsupportedPatternError, withPatternBudget } from '../schemas/linear-regexp.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 
 export const MAX_PARAMS_BYTES = 64 * 1024;
@@ -33,6 +33,8 @@ export const invokeBodySchema = {
 const paramsAjv = new Ajv({ allErrors: true, strict: false, ...linearRegExpAjvOptions });
 /** A compiled schema; null when ajv cannot compile it; an error when one of its patterns is refused. */
 const paramValidators = new Map<string, ValidateFunction | null | UnsupportedPatternError>();
+/** Pattern work one invoke may cost (instructions × characters): about 0.1 s at worst. */
+const PARAMS_PATTERN_BUDGET = 100_000_000;
 
 export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest): Promise<InvocationObject> {
   const version = fn.spec.version;
@@ -98,8 +100,17 @@ function checkParams(versionId: string, schema: Record<string, unknown> | undefi
   if (validate instanceof UnsupportedPatternError) {
     throw new HttpError(400, `The Function's parameter schema cannot be checked: ${validate.message}. Publish a version whose schema avoids it`);
   }
-  if (validate && !validate(params)) {
+  if (validate && !matchesWithinBudget(validate, params)) {
     throw new HttpError(400, `params do not match the Function's parameter schema: ${describeErrors('params', validate.errors)}`);
+  }
+}
+
+function matchesWithinBudget(validate: ValidateFunction, params: unknown): boolean {
+  try {
+    return withPatternBudget(PARAMS_PATTERN_BUDGET, () => validate(params));
+  } catch (err) {
+    if (err instanceof PatternBudgetError) throw new HttpError(400, `params are too large for the patterns of the Function's parameter schema: ${err.message}; send shorter strings`);
+    throw err;
   }
 }
 

@@ -34,6 +34,35 @@ const MAX_REPEAT = 1000;
 // invoke params near 0.1 s; real-world patterns (e-mail, UUID, slugs) stay far below it.
 export const MAX_PROGRAM_SIZE = 2000;
 
+/** Thrown when the patterns of one check would need more work than withPatternBudget allowed. */
+export class PatternBudgetError extends Error {
+  constructor(readonly budget: number) {
+    super(`matching the patterns needs more than ${budget} steps (pattern instructions × characters)`);
+    this.name = 'PatternBudgetError';
+  }
+}
+
+// Each match costs at most (program size × input length) steps. A schema can apply many patterns
+// to the same strings (allOf, $ref reused), so one check's total is bounded, not only each match.
+let remainingSteps = Infinity;
+let activeBudget = Infinity;
+
+/** Runs `check` allowing its pattern matches `budget` steps in all; past that they throw PatternBudgetError. */
+export function withPatternBudget<T>(budget: number, check: () => T): T {
+  const saved = [remainingSteps, activeBudget];
+  [remainingSteps, activeBudget] = [budget, budget];
+  try {
+    return check();
+  } finally {
+    [remainingSteps, activeBudget] = saved;
+  }
+}
+
+function spend(programSize: number, input: string): void {
+  remainingSteps -= programSize * (input.length + 1);
+  if (remainingSteps < 0) throw new PatternBudgetError(activeBudget);
+}
+
 const compiled = new Map<string, LinearRegExp>();
 const MAX_CACHED = 500;
 
@@ -64,10 +93,17 @@ function compile(pattern: string): LinearRegExp {
   if (re2.programSize() > MAX_PROGRAM_SIZE) {
     throw new UnsupportedPatternError(pattern, `is too large to match in bounded time (${re2.programSize()} instructions, at most ${MAX_PROGRAM_SIZE}); use smaller counted repeats such as {1,100}`);
   }
+  const size = re2.programSize();
   return {
     source: pattern,
-    test: (input) => re2.test(input),
-    exec: (input) => re2.exec(input),
+    test: (input) => {
+      spend(size, input);
+      return re2.test(input);
+    },
+    exec: (input) => {
+      spend(size, input);
+      return re2.exec(input);
+    },
     toString: () => `/${pattern}/u`,
   };
 }

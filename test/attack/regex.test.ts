@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { publish } from '../support/publish.js';
 import { startUpstream, type Upstream } from '../fetch/harness.js';
-import { compileLinearRegExp, MAX_PROGRAM_SIZE } from '../../src/schemas/linear-regexp.js';
+import { compileLinearRegExp, MAX_PROGRAM_SIZE, PatternBudgetError, withPatternBudget } from '../../src/schemas/linear-regexp.js';
 
 const EVIL = '^(a+)+$';
 const EVIL_INPUT = 'a'.repeat(5000) + '!'; // native RegExp: 2^5000 steps; 31 characters took 11.9 s
@@ -57,7 +57,12 @@ describe('attack: catastrophic user regular expressions', function () {
   describe('at invoke (parameter schemas)', () => {
     let evilId: string;
     let refusedId: string;
+    let manyId: string;
     before(async () => {
+      // Each pattern is within bounds; together they would take seconds on 60 KB: the budget stops them.
+      const many = await publish(svc, project('many-patterns', { type: 'object', properties: { s: { type: 'string', allOf: Array.from({ length: 300 }, (_, i) => ({ pattern: `[\\s\\S]{${700 + i}}$` })) } } }));
+      assert.equal(many.status, 'COMPLETED', JSON.stringify(many.cause));
+      manyId = many.builtFunctions![0].id;
       const evil = await publish(svc, project('evil-pattern', { type: 'object', properties: { s: { type: 'string', pattern: EVIL }, k: { type: 'object', patternProperties: { '^(b+)+$': { type: 'string' } } } } }));
       assert.equal(evil.status, 'COMPLETED', JSON.stringify(evil.cause));
       evilId = evil.builtFunctions![0].id;
@@ -75,6 +80,16 @@ describe('attack: catastrophic user regular expressions', function () {
     it('a catastrophic patternProperties key is matched in linear time too', async () => {
       const response = await whileHealthz(svc, () => svc.request('POST', `/v1/functions/${evilId}/invoke`, { params: { k: { ['b'.repeat(5000) + '!']: 1 } } }));
       assert.equal(response.status, 202, JSON.stringify(response.body)); // the key does not match, so its subschema does not apply
+    });
+
+    it('many patterns over long params are stopped by the pattern budget, with a 400', async () => {
+      const response = await whileHealthz(svc, () => svc.request('POST', `/v1/functions/${manyId}/invoke`, { params: { s: 'x'.repeat(60_000) } }));
+      assert.equal(response.status, 400);
+      assert.match(response.body.message, /params are too large for the patterns of the Function's parameter schema/);
+      // Short params are checked as usual (300 patterns × 101 characters is within the budget).
+      const short = await svc.request('POST', `/v1/functions/${manyId}/invoke`, { params: { s: 'x'.repeat(100) } });
+      assert.equal(short.status, 400);
+      assert.match(short.body.message, /params\.s must match pattern "\[\\s\\S\]\{700\}\$"/);
     });
 
     it('valid params still pass the same pattern', async () => {
@@ -170,6 +185,14 @@ describe('the linear-time engine', () => {
       ['[\\s\\S]{1000}'.repeat(3), new RegExp(`at most ${MAX_PROGRAM_SIZE}`)],
     ];
     for (const [p, reason] of cases) assert.throws(() => compileLinearRegExp(p), reason, p);
+  });
+
+  it('bounds the total work of the matches inside withPatternBudget', () => {
+    const big = compileLinearRegExp('[\\s\\S]{900}$');
+    const input = 'x'.repeat(10_000);
+    assert.throws(() => withPatternBudget(50_000_000, () => { for (let i = 0; i < 10; i++) big.test(input); }), PatternBudgetError);
+    assert.equal(withPatternBudget(50_000_000, () => big.test(input)), true);
+    assert.equal(big.test(input), true, 'outside a budget nothing is counted');
   });
 
   it('matches a 1 MB input against the classic catastrophic patterns quickly', () => {

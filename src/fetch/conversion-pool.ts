@@ -3,7 +3,7 @@
 // terminating its worker (the only way to stop synchronous code); a replacement starts at once, and
 // the limit of a conversion counts from when a loaded worker takes it, so start-up is not billed.
 import { Worker } from 'node:worker_threads';
-import type { ConversionRequest } from './convert/convert-document.js';
+import type { ConversionRequest, ConversionResult } from './convert/convert-document.js';
 import type { ConversionJob, ConversionReply } from './conversion-worker.js';
 
 export class ConversionTimeoutError extends Error {
@@ -30,7 +30,7 @@ export interface ConversionLimits {
 interface Pending {
   job: ConversionJob;
   limits: ConversionLimits;
-  resolve: (content: unknown) => void;
+  resolve: (result: ConversionResult) => void;
   reject: (err: Error) => void;
   /** Rejects the job when its deadline passes while it waits. */
   waitTimer?: NodeJS.Timeout;
@@ -58,7 +58,7 @@ export class ConversionPool {
   constructor(private readonly options: ConversionPoolOptions) {}
 
   /** Converts in a worker; rejects with ConversionTimeoutError past either limit. */
-  run(request: ConversionRequest, limits: ConversionLimits): Promise<unknown> {
+  run(request: ConversionRequest, limits: ConversionLimits): Promise<ConversionResult> {
     if (this.closed) return Promise.reject(new Error('conversion pool is closed'));
     return new Promise((resolve, reject) => {
       const pending: Pending = { job: { id: this.nextId++, request }, limits, resolve, reject };
@@ -114,7 +114,7 @@ export class ConversionPool {
       if (!current || current.job.id !== reply.id) return;
       clearTimeout(current.runTimer);
       slot.current = undefined;
-      if (reply.ok) current.resolve(reply.content);
+      if (reply.ok) current.resolve(reply.result);
       else current.reject(new ConversionCrashError(reply.message));
       this.dispatch();
     });

@@ -1,6 +1,6 @@
 // Entry of a conversion worker thread: converts one document per message, off the request thread.
 import { parentPort } from 'node:worker_threads';
-import { convertDocument, type ConversionRequest } from './convert/convert-document.js';
+import { convertDocument, type ConversionRequest, type ConversionResult } from './convert/convert-document.js';
 
 export interface ConversionJob {
   id: number;
@@ -8,14 +8,14 @@ export interface ConversionJob {
 }
 
 export type ConversionReply =
-  | { id: number; ok: true; content: unknown }
+  | { id: number; ok: true; result: ConversionResult }
   | { id: number; ok: false; message: string }
   | { ready: true };
 
 parentPort?.on('message', (job: ConversionJob) => {
   let reply: ConversionReply;
   try {
-    reply = { id: job.id, ok: true, content: convertDocument(job.request).content };
+    reply = { id: job.id, ok: true, result: convertDocument(job.request) };
   } catch (err) {
     reply = { id: job.id, ok: false, message: (err as Error).stack ?? String(err) };
   }

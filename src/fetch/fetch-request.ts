@@ -1,30 +1,20 @@
 // The body of POST /v1/fetch, checked field by field so that every 400 names the field to fix.
-import { Ajv, type ValidateFunction } from 'ajv';
-import * as addFormatsModule from 'ajv-formats';
 import { load } from 'cheerio';
 import { FetchFailure } from './fetch-failure.js';
 import { FETCH_FORMATS, type FetchFormat, type FetchSettings } from './settings.js';
 import { HINT_KEYWORD, parseHint } from './extract/extraction-hint.js';
-
-const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
-
-/** Validates callers' schemas and the extracted results against them; no coercion, every error. */
-const schemaAjv = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false, loadSchema: undefined });
-addFormats(schemaAjv);
+import { compileCallerSchema } from './caller-schema.js';
+import { UnsupportedPatternError } from '../schemas/linear-regexp.js';
 
 export interface FetchRequest {
   url: URL;
   format: FetchFormat;
+  /** The caller's schema (format json); it compiles, and the conversion worker validates the content against it. */
   schema?: Record<string, unknown>;
-  /** The compiled caller schema (format json). */
-  validate?: ValidateFunction;
   allowRedirects: boolean;
   allowInsecureSsl: boolean;
   proxies: boolean;
 }
-
-const validators = new Map<string, ValidateFunction>();
-const MAX_CACHED_SCHEMAS = 200;
 
 export function parseFetchRequest(body: unknown, settings: FetchSettings): FetchRequest {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -67,25 +57,19 @@ export function parseFetchRequest(body: unknown, settings: FetchSettings): Fetch
     if (b.schema === undefined || b.schema === null) throw new FetchFailure(400, 'schema is required when format is json');
     if (typeof b.schema !== 'object' || Array.isArray(b.schema)) throw new FetchFailure(400, 'schema must be a JSON Schema object');
     request.schema = b.schema as Record<string, unknown>;
-    request.validate = compileCallerSchema(request.schema);
+    checkCallerSchema(request.schema);
   }
   return request;
 }
 
-function compileCallerSchema(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  const cached = validators.get(key);
-  if (cached) return cached;
-  let validate: ValidateFunction;
+function checkCallerSchema(schema: Record<string, unknown>): void {
   try {
-    validate = schemaAjv.compile(schema);
+    compileCallerSchema(schema);
   } catch (err) {
+    if (err instanceof UnsupportedPatternError) throw new FetchFailure(400, `schema cannot be used: ${err.message}`);
     throw new FetchFailure(400, `schema is not a valid JSON Schema: ${(err as Error).message}`);
   }
   checkHints(schema, 'schema');
-  if (validators.size >= MAX_CACHED_SCHEMAS) validators.delete(validators.keys().next().value!);
-  validators.set(key, validate);
-  return validate;
 }
 
 /** Every x-extract hint of the schema parses and its selector is valid CSS. */

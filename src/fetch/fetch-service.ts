@@ -3,6 +3,7 @@
 import { decodeBody } from './body-decoding.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { ConversionPool, ConversionTimeoutError } from './conversion-pool.js';
+import type { ConversionResult } from './convert/convert-document.js';
 import { FetchFailure } from './fetch-failure.js';
 import { parseFetchRequest, type FetchRequest } from './fetch-request.js';
 import { PageFetcher, type FetchedPage } from './page-fetcher.js';
@@ -102,9 +103,9 @@ export class FetchService {
       throw new FetchFailure(400, `The response is ${decoded.mimeType}, which cannot be converted to ${request.format}; use format raw to get it as base64`);
     }
     if (deadline <= Date.now()) throw new FetchFailure(504, `Fetching ${request.url.href} used up the ${formatDuration(this.settings.timeoutMs)} limit before conversion`);
-    let content: unknown;
+    let result: ConversionResult;
     try {
-      content = await this.pool.run(
+      result = await this.pool.run(
         { format: request.format, body: decoded.text, contentType: decoded.mimeType, url: page.url, schema: request.schema },
         { maxRunMs: this.settings.conversionTimeoutMs, deadline },
       );
@@ -114,13 +115,10 @@ export class FetchService {
       }
       throw err;
     }
-    if (request.format === 'json' && request.validate && !request.validate(content)) {
-      const problems = (request.validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
-      throw new FetchFailure(400, `The page does not satisfy the schema: ${problems.join('; ')}`, {
-        content,
-        validationErrors: request.validate.errors ?? [],
-        pageStatusCode: page.status,
-      });
+    const { content, validationErrors } = result;
+    if (validationErrors) {
+      const problems = validationErrors.map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+      throw new FetchFailure(400, `The page does not satisfy the schema: ${problems.join('; ')}`, { content, validationErrors, pageStatusCode: page.status });
     }
     return { ...base, content, encoding: 'utf-8' };
   }

@@ -8,6 +8,7 @@ import { conflict, invalid } from '../domain/errors.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
+import { linearRegExpAjvOptions, PatternBudgetError, UnsupportedPatternError, withPatternBudget } from '../schemas/linear-regexp.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 
 export const MAX_PARAMS_BYTES = 64 * 1024;
@@ -28,8 +29,12 @@ export const invokeBodySchema = {
   },
 };
 
-const paramsAjv = new Ajv({ allErrors: true, strict: false });
-const paramValidators = new Map<string, ValidateFunction | null>();
+// The schema's patterns run on the linear-time engine, on the API's thread.
+const paramsAjv = new Ajv({ allErrors: true, strict: false, ...linearRegExpAjvOptions });
+/** A compiled schema; null when ajv cannot compile it; an error when one of its patterns is refused. */
+const paramValidators = new Map<string, ValidateFunction | null | UnsupportedPatternError>();
+/** Pattern work one invoke may cost (instructions × characters): about 0.1 s at worst. */
+const PARAMS_PATTERN_BUDGET = 100_000_000;
 
 export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest): Promise<InvocationObject> {
   const version = fn.spec.version;
@@ -85,13 +90,27 @@ function checkParams(versionId: string, schema: Record<string, unknown> | undefi
   if (validate === undefined) {
     try {
       validate = paramsAjv.compile(stripMetaSchema(schema));
-    } catch {
-      validate = null; // the build accepted a schema ajv cannot compile: do not block invocations on it
+    } catch (err) {
+      // A pattern the engine refuses would go unchecked: refuse the invocation instead. Other schemas
+      // ajv cannot compile were accepted by the build: do not block invocations on them.
+      validate = err instanceof UnsupportedPatternError ? err : null;
     }
     paramValidators.set(versionId, validate);
   }
-  if (validate && !validate(params)) {
+  if (validate instanceof UnsupportedPatternError) {
+    throw invalid(`The Function's parameter schema cannot be checked: ${validate.message}. Publish a version whose schema avoids it`);
+  }
+  if (validate && !matchesWithinBudget(validate, params)) {
     throw invalid(`params do not match the Function's parameter schema: ${describeErrors('params', validate.errors)}`);
+  }
+}
+
+function matchesWithinBudget(validate: ValidateFunction, params: unknown): boolean {
+  try {
+    return withPatternBudget(PARAMS_PATTERN_BUDGET, () => validate(params));
+  } catch (err) {
+    if (err instanceof PatternBudgetError) throw invalid(`params are too large for the patterns of the Function's parameter schema: ${err.message}; send shorter strings`);
+    throw err;
   }
 }
 

@@ -5,6 +5,8 @@ import { parseHtml } from './dom.js';
 import { extractBySchema, extractFromJson } from '../extract/schema-extractor.js';
 import { isHtmlMime } from '../body-decoding.js';
 import type { ValueSchema } from '../extract/normalise.js';
+import { compileCallerSchema } from '../caller-schema.js';
+import type { ErrorObject } from 'ajv';
 
 export interface ConversionRequest {
   format: 'markdown' | 'json';
@@ -19,6 +21,8 @@ export interface ConversionRequest {
 
 export interface ConversionResult {
   content: unknown;
+  /** Format json: where the content fails the caller's schema (absent when it satisfies it). */
+  validationErrors?: ErrorObject[];
 }
 
 export function convertDocument(request: ConversionRequest): ConversionResult {
@@ -26,8 +30,15 @@ export function convertDocument(request: ConversionRequest): ConversionResult {
   if (request.format === 'markdown') {
     return { content: html ? htmlToMarkdown(request.body, request.url) : textToMarkdown(request.body, request.contentType) };
   }
+  const content = extractContent(request, html);
+  // Validated here, inside the worker's time limit: the schema's patterns meet page text of any size.
+  const validate = compileCallerSchema(request.schema ?? {});
+  return validate(content) ? { content } : { content, validationErrors: validate.errors ?? [] };
+}
+
+function extractContent(request: ConversionRequest, html: boolean): unknown {
   const schema = (request.schema ?? {}) as ValueSchema;
-  if (html) return { content: extractBySchema(request.body, parseHtml, request.url, schema) };
+  if (html) return extractBySchema(request.body, parseHtml, request.url, schema);
   if (request.contentType === 'application/json' || request.contentType.endsWith('+json')) {
     let value: unknown;
     try {
@@ -35,11 +46,11 @@ export function convertDocument(request: ConversionRequest): ConversionResult {
     } catch {
       value = request.body;
     }
-    return { content: extractFromJson(value, schema, request.url) };
+    return extractFromJson(value, schema, request.url);
   }
   // Other text: each line a paragraph, for "Label: value" lines and the schema's hints (regex).
   const lines = request.body.split(/\r?\n/).map((line) => `<p>${escapeHtml(line)}</p>`);
-  return { content: extractBySchema(`<html><body>${lines.join('')}</body></html>`, parseHtml, request.url, schema) };
+  return extractBySchema(`<html><body>${lines.join('')}</body></html>`, parseHtml, request.url, schema);
 }
 
 function escapeHtml(text: string): string {

@@ -4,12 +4,15 @@
 // selector: CSS selector, evaluated inside the current scope (the page, or one item of an array).
 // attribute: attribute to read; "text" (the default) is the element's text, "html" its inner HTML.
 // regex: applied to the value; the first capturing group (or the whole match) is kept; no match = not found.
+//        It runs on the linear-time engine (no backreferences or lookaround).
+import { compileLinearRegExp, type LinearRegExp } from '../../schemas/linear-regexp.js';
+
 export const HINT_KEYWORD = 'x-extract';
 
 export interface ExtractionHint {
   selector?: string;
   attribute?: string;
-  regex?: RegExp;
+  regex?: LinearRegExp;
 }
 
 /** Parses the keyword's value; throws with a message naming the property when it is malformed. */
@@ -29,20 +32,20 @@ export function parseHint(raw: unknown, where: string): ExtractionHint | undefin
   if (attribute !== undefined && (typeof attribute !== 'string' || !attribute.trim())) throw new Error(`${where}.${HINT_KEYWORD}.attribute must be a non-empty string`);
   if (regex !== undefined && typeof regex !== 'string') throw new Error(`${where}.${HINT_KEYWORD}.regex must be a string`);
   if (selector === undefined && regex === undefined) throw new Error(`${where}.${HINT_KEYWORD} needs a selector or a regex`);
-  let compiled: RegExp | undefined;
+  let compiled: LinearRegExp | undefined;
   if (regex !== undefined) {
     try {
-      compiled = new RegExp(regex, 'u');
+      compiled = compileLinearRegExp(regex);
     } catch (err) {
-      throw new Error(`${where}.${HINT_KEYWORD}.regex is not a valid regular expression: ${(err as Error).message}`);
+      throw new Error(`${where}.${HINT_KEYWORD}.regex: ${(err as Error).message}`);
     }
   }
   return { selector: selector as string | undefined, attribute: attribute as string | undefined, regex: compiled };
 }
 
-export function applyRegex(value: string, regex: RegExp | undefined): string | undefined {
+export function applyRegex(value: string, regex: LinearRegExp | undefined): string | undefined {
   if (!regex) return value;
   const match = regex.exec(value);
   if (!match) return undefined;
-  return match[1] ?? match[0];
+  return match[1] ?? match[0] ?? undefined;
 }

@@ -1,0 +1,26 @@
+// Callers' JSON Schemas (format json) compiled once for both uses: the request thread compiles a
+// schema to refuse a bad one with a 400 before fetching; the conversion worker validates the
+// extracted content against it, inside the worker's time limit. Patterns run on the linear-time engine.
+import { Ajv, type ValidateFunction } from 'ajv';
+import * as addFormatsModule from 'ajv-formats';
+import { linearRegExpAjvOptions } from '../schemas/linear-regexp.js';
+
+const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
+
+/** No coercion, every error; the schema is checked against its meta-schema. */
+const schemaAjv = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false, loadSchema: undefined, ...linearRegExpAjvOptions });
+addFormats(schemaAjv);
+
+const validators = new Map<string, ValidateFunction>();
+const MAX_CACHED_SCHEMAS = 200;
+
+/** Throws ajv's error, or an UnsupportedPatternError for a pattern the linear-time engine refuses. */
+export function compileCallerSchema(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  const cached = validators.get(key);
+  if (cached) return cached;
+  const validate = schemaAjv.compile(schema);
+  if (validators.size >= MAX_CACHED_SCHEMAS) validators.delete(validators.keys().next().value!);
+  validators.set(key, validate);
+  return validate;
+}

@@ -23,6 +23,7 @@ import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { NodeAgent } from '../runtime/node-agent/agent.js';
+import { assertProjectsIsolated, decideNodeSandbox, openDataDirForPodUsers } from './node-sandbox.js';
 
 export interface ServiceOptions {
   backend: 'embedded' | 'kube';
@@ -86,12 +87,18 @@ export async function startService(settings: Settings, options: ServiceOptions, 
 
   try {
     if (options.nodeAgent) {
+      const decision = await decideNodeSandbox(settings, settings.controlUrl ?? url);
+      if (options.api) assertProjectsIsolated(settings, decision);
+      if (decision.sandbox) openDataDirForPodUsers(settings.dataDir);
+      else log.warn({ reason: decision.reason }, 'pods run unsandboxed: as the server\'s user, on its network and files');
       nodeAgent = new NodeAgent({
         cluster,
         nodeName: options.nodeName,
         workDir: join(settings.dataDir, 'pods'),
         log,
-        baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath, BROWSERFN_NPM_CACHE: settings.npmCacheDir },
+        baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
+        npmCacheDir: settings.npmCacheDir,
+        sandbox: decision.sandbox,
       });
       await nodeAgent.start();
     }

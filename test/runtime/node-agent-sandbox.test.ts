@@ -1,0 +1,120 @@
+// The node agent's pod sandbox with real processes: all containers of a pod share one sandbox and
+// its loopback (the sidecar layout), a pod sees its own folder at its mount path and nothing of
+// the host's data, and deleting a pod leaves none of its processes, not even detached ones.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
+import { Kinds } from '../../src/cluster/objects.js';
+import type { ClusterPort } from '../../src/cluster/port.js';
+import { createLogger } from '../../src/config/logger.js';
+import { NodeAgent, type NodeSandbox } from '../../src/runtime/node-agent/agent.js';
+import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/code-mounts.js';
+import { POD_UID_RANGE, runsAsRoot } from '../../src/runtime/node-agent/pod-users.js';
+import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
+import type { Container, PodObject } from '../../src/schemas/pod.js';
+import { processesMentioning } from '../support/processes.js';
+import { waitFor } from '../support/service.js';
+
+const NODE = 'sandbox-test-node';
+
+function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>[]): PodObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      nodeName: NODE,
+      restartPolicy: 'Never',
+      containers: containers.map((c) => ({ ...c, image: 'browserfn:local', volumeMounts: [{ name: 'work', mountPath: '/work' }] })),
+      volumes: [{ name: 'work', emptyDir: {} }],
+    },
+  };
+}
+
+const node = (script: string) => ['node', '-e', script];
+
+describe('node agent: pods in sandboxes', function () {
+  this.timeout(120_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-node-agent-'));
+  let cluster: ClusterPort;
+  let agent: NodeAgent;
+
+  before(async function () {
+    const code = codeMounts('/usr/bin/chromium');
+    const support = await detectSandboxSupport({
+      network: 'pasta',
+      mounts: code.mounts,
+      node: code.node,
+      packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
+      uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+    });
+    assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
+    const sandbox: NodeSandbox = { network: 'pasta', forwardPorts: [], chromiumSandbox: support.chromiumSandbox, code };
+    writeFileSync(join(dataDir, 'secret.txt'), 'server secret', { mode: 0o600 });
+    // What serve does to its data dir when pods run as other users: they may pass, not list.
+    chmodSync(dataDir, 0o711);
+    cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), log: createLogger('silent'), sandbox, gracePeriodSeconds: 2 });
+    await agent.start();
+  });
+  after(async () => {
+    await agent?.stop();
+    await cluster?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const pods = () => cluster.resource<PodObject>(Kinds.Pod);
+  const finished = (name: string) =>
+    waitFor(`pod ${name} to finish`, async () => {
+      const found = await pods().get('default', name);
+      return found?.status?.phase === 'Succeeded' || found?.status?.phase === 'Failed' ? found : undefined;
+    }, 60_000);
+
+  it('runs all containers of a pod in one sandbox, sharing its loopback, with the pod folder at its mount path', async () => {
+    await pods().create(
+      pod('sidecar-layout', [
+        // Like the Chromium sidecar: listens on the pod's loopback port 9222, serves one client.
+        { name: 'server', command: node("const s = require('net').createServer((c) => { c.end('pong'); s.close(); }).listen(9222, '127.0.0.1')") },
+        {
+          name: 'client',
+          command: node(
+            "const fs = require('fs');" +
+              "if (process.cwd() !== '/work') process.exit(3);" +
+              "fs.writeFileSync('/work/written', 'ok');" +
+              `if (fs.existsSync(${JSON.stringify(join(dataDir, 'secret.txt'))})) process.exit(4);` +
+              "const tryOnce = () => { const c = require('net').connect(9222, '127.0.0.1');" +
+              "c.on('data', (d) => process.exit(String(d) === 'pong' ? 0 : 5)); c.on('error', () => setTimeout(tryOnce, 20)); };" +
+              'tryOnce();',
+          ),
+        },
+      ]),
+    );
+    const done = await finished('sidecar-layout');
+    assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status));
+    assert.deepEqual(done.status?.containerStatuses?.map((c) => c.state?.terminated?.exitCode), [0, 0]);
+  });
+
+  it('reports each container exit code', async () => {
+    await pods().create(pod('exit-codes', [{ name: 'ok', command: node('') }, { name: 'fails', command: node('process.exit(7)') }]));
+    const done = await finished('exit-codes');
+    assert.equal(done.status?.phase, 'Failed');
+    assert.deepEqual(done.status?.containerStatuses?.map((c) => c.state?.terminated?.exitCode), [0, 7]);
+  });
+
+  it('deleting a pod kills everything of it, detached processes too', async () => {
+    const marker = `${Date.now() % 100000}.123`;
+    await pods().create(
+      pod('long-running', [
+        { name: 'main', command: node(`require('child_process').spawn('sleep', ['${marker}'], { detached: true, stdio: 'ignore' }).unref(); setInterval(() => {}, 1000)`) },
+      ]),
+    );
+    await waitFor('the detached process to run', async () => (processesMentioning(`sleep ${marker}`).length > 0 ? true : undefined), 30_000);
+    await pods().delete('default', 'long-running');
+    await waitFor('the pod object to go', async () => ((await pods().get('default', 'long-running')) ? undefined : true), 30_000);
+    await waitFor('the detached process to be gone', async () => (processesMentioning(`sleep ${marker}`).length === 0 ? true : undefined), 5_000);
+    assert.deepEqual(processesMentioning(join(dataDir, 'pods')), []);
+  });
+});

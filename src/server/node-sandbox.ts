@@ -1,7 +1,7 @@
 // Whether this `serve` sandboxes its pods (BROWSERFN_SANDBOX, found by trial), and the refusal to
 // serve several projects when it cannot: unsandboxed pods share the server's user, files and
 // loopback, so one project's Function could reach another's pods and the server's data.
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../runtime/node-agent/code-mounts.js';
@@ -55,16 +55,24 @@ export function assertProjectsIsolated(settings: Settings, decision: SandboxDeci
 
 /**
  * Pods running as other users (the server is root) must pass through the data dir to their own
- * folders: it becomes search-only for others (no listing), and the store, the one file SQLite
- * creates with its default mode, is made private.
+ * folders: it becomes search-only for others (no listing), and its files private to the server
+ * (the store is made by SQLite with its default mode).
  */
 export function openDataDirForPodUsers(dataDir: string): void {
   if (!runsAsRoot()) return;
   chmodSync(dataDir, 0o711);
-  for (const name of ['store.db', 'store.db-journal', 'store.db-wal']) {
-    const path = join(dataDir, name);
-    if (existsSync(path)) chmodSync(path, 0o600);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(dataDir, entry.name);
+    chmodSync(path, statSync(path).mode & 0o700);
   }
+}
+
+/** One line for the operator: how pods are isolated. */
+export function describeIsolation(decision: SandboxDecision): string {
+  if (!decision.sandbox) return `pods unsandboxed (${decision.reason})`;
+  const network = decision.sandbox.network === 'pasta' ? 'own network' : 'host network';
+  return `pods sandboxed: bubblewrap, ${network}, Chromium sandbox ${decision.sandbox.chromiumSandbox ? 'on' : 'off'}`;
 }
 
 function isLoopback(hostname: string): boolean {

@@ -23,7 +23,7 @@ import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { NodeAgent } from '../runtime/node-agent/agent.js';
-import { assertProjectsIsolated, decideNodeSandbox, openDataDirForPodUsers } from './node-sandbox.js';
+import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 
 export interface ServiceOptions {
   backend: 'embedded' | 'kube';
@@ -52,6 +52,8 @@ export interface RunningService {
   cluster: ClusterPort;
   metrics: Metrics;
   manager?: Manager;
+  /** How the local node agent isolates pods (unset without one). */
+  podIsolation?: string;
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const deps = { settings, cluster, log, metrics };
   let manager: Manager | undefined;
   let nodeAgent: NodeAgent | undefined;
+  let podIsolation: string | undefined;
   let ready = false;
 
   const routes: RouteDefinition[] = options.api ? [...functionRoutes, ...secretRoutes, ...fetchRoutes(), ...internalRoutes] : [];
@@ -89,6 +92,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     if (options.nodeAgent) {
       const decision = await decideNodeSandbox(settings, settings.controlUrl ?? url);
       if (options.api) assertProjectsIsolated(settings, decision);
+      podIsolation = describeIsolation(decision);
       if (decision.sandbox) openDataDirForPodUsers(settings.dataDir);
       else log.warn({ reason: decision.reason }, 'pods run unsandboxed: as the server\'s user, on its network and files');
       nodeAgent = new NodeAgent({
@@ -142,7 +146,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     throw err;
   }
 
-  return { url, cluster, metrics, manager, stop };
+  return { url, cluster, metrics, manager, podIsolation, stop };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

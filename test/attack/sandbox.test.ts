@@ -6,11 +6,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { POD_UID_RANGE, PROJECT_UID_RANGE } from '../../src/runtime/node-agent/pod-users.js';
+import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
+
+const PACKAGE_ROOT = dirname(defaultRuntimeModulesDir());
 
 const PROBE_FN = `
 import { defineFn } from 'browserfn';
@@ -46,6 +49,9 @@ defineFn('probe', async (ctx, params) => {
   try {
     const files = {};
     for (const name of ['store.key', 'pod-token.secret', 'store.db', 'api-key']) files[name] = await readInBrowser(client, 'file://' + params.dataDir + '/' + name);
+    // The package's root (where the default data dir .data lives) is not there, at its path or beside its code.
+    files.packageRoot = await readInBrowser(client, 'file://' + params.packageRoot + '/package.json');
+    const packageListing = await readInBrowser(client, 'file:///opt/browserfn/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
     const scan = [];
     for (let port = params.canaryPort - 20; port <= params.canaryPort + 20; port++) {
       if (port !== params.controlPort && (await connect({ host: '127.0.0.1', port })) === 'connected') scan.push(port);
@@ -57,6 +63,7 @@ defineFn('probe', async (ctx, params) => {
       files,
       serverEnviron: await readInBrowser(client, 'file:///proc/' + params.serverPid + '/environ'),
       pids: (procListing.text || '').split(' ').filter((name) => /^\\d+\\/$/.test(name)).map((name) => parseInt(name, 10)),
+      packageEntries: (packageListing.text || '').split(' ').filter((name) => /^[\\w.-]+\\/?$/.test(name)).sort(),
       canary: await connect({ host: '127.0.0.1', port: params.canaryPort }),
       controlPlane: await connect({ host: '127.0.0.1', port: params.controlPort }),
       openLoopbackPorts: scan,
@@ -85,6 +92,7 @@ interface Probe {
   files: Record<string, { text?: string; error?: string }>;
   serverEnviron: { text?: string; error?: string };
   pids: number[];
+  packageEntries: string[];
   canary: string;
   controlPlane: string;
   openLoopbackPorts: number[];
@@ -147,6 +155,7 @@ describe('attack: a Function leaving its pod sandbox', function () {
       canaryPort: (canary.address() as AddressInfo).port,
       controlPort: Number(new URL(svc.url).port),
       socketPath: join(socketDir, 'canary.sock'),
+      packageRoot: PACKAGE_ROOT,
     };
     const done = await invokeAndWait(svc, functionIds.probe, { params });
     assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
@@ -160,23 +169,35 @@ describe('attack: a Function leaving its pod sandbox', function () {
     assert.equal(probe.canary, 'ECONNREFUSED', 'a host loopback port was reachable');
     assert.deepEqual(probe.openLoopbackPorts, []);
     assert.equal(probe.unixSocket, 'ENOENT', 'a UNIX socket outside the pod was reachable');
+    assert.deepEqual(probe.packageEntries, ['dist/', 'node_modules/', 'package.json'], 'only the package code is mounted');
     // Its own PID namespace: PID 1 is the sandbox's, and only the pod's few processes exist.
     assert.ok(probe.pids.includes(1), `pids seen: ${probe.pids.join(' ')}`);
     assert.ok(probe.pids.length < 60 && Math.max(...probe.pids) < 1000, `pids seen: ${probe.pids.join(' ')}`);
     assert.ok(!probe.pids.includes(process.pid), 'the server process is visible');
   });
 
-  it('still runs a normal invocation (Chromium with its own sandbox, over CDP)', async () => {
+  it('still runs a normal invocation (playwright-core over CDP)', async () => {
     const done = await invokeAndWait(svc, functionIds.title, {});
     assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
     assert.equal(done.results, 'inside the sandbox');
   });
 
-  it('runs pods as their own unprivileged users, and stopping leaves none of their processes', async function () {
+  it('runs pods as their own unprivileged users, Chromium with its own sandbox; stopping leaves none of their processes', async function () {
     if (process.getuid?.() !== 0) this.skip(); // per-pod users need a root server
     const created = await svc.request('POST', `/v1/functions/${functionIds.hold}/invoke`, {});
     assert.equal(created.status, 202);
-    await waitFor('the pod to run as a pod user', async () => (podUserProcesses().length >= 3 ? true : undefined), 60_000);
+    const cmdline = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      } catch {
+        return [];
+      }
+    };
+    const chromium = await waitFor('the pod\'s Chromium to run as a pod user', async () => {
+      const found = podUserProcesses().map(cmdline).find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
+      return found;
+    }, 60_000);
+    assert.ok(!chromium.includes('--no-sandbox'), `Chromium runs with its own sandbox: ${chromium.join(' ')}`);
     serviceStopped = true;
     await svc.service.stop();
     assert.deepEqual(podUserProcesses(), [], 'processes of the pod outlived the stop');

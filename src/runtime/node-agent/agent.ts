@@ -157,18 +157,7 @@ export class NodeAgent {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
         uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
-        const mounts: SandboxMount[] = [...sandbox.code.mounts, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
-        if (npmCache) {
-          mounts.push({ source: npmCache.dir, target: SANDBOX_NPM_CACHE, writable: true });
-          podEnv.BROWSERFN_NPM_CACHE = SANDBOX_NPM_CACHE;
-        }
-        if (sandbox.chromiumSandbox) podEnv.BROWSERFN_CHROMIUM_SANDBOX = '1';
-        const containers = pod.spec.containers.map((c) => this.resolveContainer(c, { PATH: sandbox.code.path, ...podEnv }, (value) => value, sandbox));
-        local.processes = startSandboxedPod(
-          containers,
-          { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts }, launcher: [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)], uid, gid: uid },
-          keep,
-        );
+        local.processes = this.startSandboxed(pod, sandbox, volumes, npmCache?.dir, podEnv, uid, keep);
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
         const localPath = (value: string) => volumes.reduce((v, m) => v.split(m.mountPath).join(m.folder), value);
@@ -199,6 +188,28 @@ export class NodeAgent {
       const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
       if (fresh && fresh.metadata.uid === pod.metadata.uid) await this.setStatus(fresh, { ...fresh.status, ...status });
     });
+  }
+
+  /** All containers of the pod in one sandbox: its volumes at their mount paths, the package code read-only. */
+  private startSandboxed(
+    pod: PodObject,
+    sandbox: NodeSandbox,
+    volumes: { folder: string; mountPath: string }[],
+    npmCacheDir: string | undefined,
+    podEnv: Record<string, string>,
+    uid: number | undefined,
+    onOutput: (text: string) => void,
+  ): PodProcesses {
+    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
+    const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
+    if (npmCacheDir) {
+      mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
+      env.BROWSERFN_NPM_CACHE = SANDBOX_NPM_CACHE;
+    }
+    if (sandbox.chromiumSandbox) env.BROWSERFN_CHROMIUM_SANDBOX = '1';
+    const containers = pod.spec.containers.map((c) => this.resolveContainer(c, env, (value) => value, sandbox));
+    const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts }, launcher, uid, gid: uid }, onOutput);
   }
 
   /** The pod's volumes (emptyDirs) are folders of the pod's folder. */

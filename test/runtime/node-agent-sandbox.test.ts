@@ -17,6 +17,15 @@ import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.
 import type { Container, PodObject } from '../../src/schemas/pod.js';
 import { processesMentioning } from '../support/processes.js';
 import { waitFor } from '../support/service.js';
+import { gzipSync } from 'node:zlib';
+import { bundleEntry } from '../../src/build/bundle.js';
+import { browserPod } from '../../src/controller/pods/templates.js';
+import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
+import { podToken } from '../../src/runtime/pod-token.js';
+import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
+import type { InvocationObject } from '../../src/schemas/resources.js';
+import { fixtureProject } from './support/agent-process.js';
+import { TestControlPlane } from './support/test-control-plane.js';
 
 const NODE = 'sandbox-test-node';
 
@@ -41,6 +50,8 @@ describe('node agent: pods in sandboxes', function () {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-node-agent-'));
   let cluster: ClusterPort;
   let agent: NodeAgent;
+  let plane: TestControlPlane;
+  const tokenSecret = 'sandbox-test-secret';
 
   before(async function () {
     const code = codeMounts('/usr/bin/chromium');
@@ -52,17 +63,20 @@ describe('node agent: pods in sandboxes', function () {
       uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
     });
     assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
-    const sandbox: NodeSandbox = { network: 'pasta', forwardPorts: [], chromiumSandbox: support.chromiumSandbox, code };
+    // The agent's control plane: the one host loopback port pods reach.
+    plane = await TestControlPlane.start(podToken(tokenSecret, 'default', 'inv-1-a1'));
+    const sandbox: NodeSandbox = { network: 'pasta', forwardPorts: [Number(new URL(plane.url).port)], chromiumSandbox: support.chromiumSandbox, code };
     writeFileSync(join(dataDir, 'secret.txt'), 'server secret', { mode: 0o600 });
     // What serve does to its data dir when pods run as other users: they may pass, not list.
     chmodSync(dataDir, 0o711);
     cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
-    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), log: createLogger('silent'), sandbox, gracePeriodSeconds: 2 });
+    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), sandbox, gracePeriodSeconds: 2 });
     await agent.start();
   });
   after(async () => {
     await agent?.stop();
     await cluster?.close();
+    await plane?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -95,6 +109,30 @@ describe('node agent: pods in sandboxes', function () {
     const done = await finished('sidecar-layout');
     assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status));
     assert.deepEqual(done.status?.containerStatuses?.map((c) => c.state?.terminated?.exitCode), [0, 0]);
+  });
+
+  it('runs the cluster layout of a browser pod: Chromium as a sidecar container at 127.0.0.1:9222, the agent beside it', async () => {
+    const project = fixtureProject('runtime-suite');
+    const bundle = await bundleEntry({ entryPath: join(project, 'index.mts'), projectDir: project, outFile: join(dataDir, 'bundle.mjs'), runtimeModulesDir: defaultRuntimeModulesDir() });
+    const invocation = {
+      apiVersion: 'browserfn.dev/v1alpha1',
+      kind: 'Invocation',
+      metadata: { name: 'inv-1', namespace: 'default', uid: '00000000-0000-4000-8000-000000000001' },
+      spec: { functionName: 'echo', functionUid: 'f', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: {}, timeoutSeconds: 30, sessionId: 's' },
+    } as InvocationObject;
+    plane.addPod('default', 'inv-1-a1', {
+      input: { kind: 'invocation', invocationId: 'inv-1', functionName: 'echo', params: { value: 'from the sidecar pod' }, sessionId: 's', sessionConfig: {}, timeoutSeconds: 30, region: 'us-west-2' },
+      artifact: gzipSync(bundle.code),
+    });
+    const spec = browserPod(invocation, 1, { nodeName: NODE, controlUrl: plane.url, podTokenSecret: tokenSecret, image: 'browserfn:local', chromiumSidecar: true });
+    assert.deepEqual(spec.spec.containers.map((c) => c.name), ['chromium', 'agent']);
+    // No Invocation object here: without its owner the store would collect the pod at once.
+    await pods().create({ ...spec, metadata: { ...spec.metadata, ownerReferences: undefined } });
+    const done = await finished('inv-1-a1');
+    assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status));
+    const [report] = plane.reportsOf('default', 'inv-1-a1') as InvocationReport[];
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    assert.equal(report.results, 'from the sidecar pod');
   });
 
   it('reports each container exit code', async () => {

@@ -1,6 +1,7 @@
 // The local node agent: a kubelet for one machine without containers. It runs the pods bound to
-// its node as local processes, reports their phase, and kills everything of a pod when the pod is
-// deleted or the agent stops, so no Chromium or user process outlives its pod.
+// its node — each in a sandbox of its own (bubblewrap + pasta) where that works, else as local
+// process groups — reports their phase, and kills everything of a pod when the pod is deleted or
+// the agent stops, so no Chromium or user process outlives its pod.
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -23,17 +23,17 @@ import { browserPod } from '../../src/controller/pods/templates.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { podToken } from '../../src/runtime/pod-token.js';
 import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
-import type { InvocationObject } from '../../src/schemas/resources.js';
+import { Labels, Roles, type InvocationObject } from '../../src/schemas/resources.js';
 import { fixtureProject } from './support/agent-process.js';
 import { TestControlPlane } from './support/test-control-plane.js';
 
 const NODE = 'sandbox-test-node';
 
-function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>[]): PodObject {
+function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>[], namespace = 'default', labels: Record<string, string> = {}): PodObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: 'default' },
+    metadata: { name, namespace, labels },
     spec: {
       nodeName: NODE,
       restartPolicy: 'Never',
@@ -70,7 +70,7 @@ describe('node agent: pods in sandboxes', function () {
     // What serve does to its data dir when pods run as other users: they may pass, not list.
     chmodSync(dataDir, 0o711);
     cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
-    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), sandbox, gracePeriodSeconds: 2 });
+    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), npmCacheDir: join(dataDir, 'npm-cache'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), sandbox, gracePeriodSeconds: 2 });
     await agent.start();
   });
   after(async () => {
@@ -81,9 +81,9 @@ describe('node agent: pods in sandboxes', function () {
   });
 
   const pods = () => cluster.resource<PodObject>(Kinds.Pod);
-  const finished = (name: string) =>
+  const finished = (name: string, namespace = 'default') =>
     waitFor(`pod ${name} to finish`, async () => {
-      const found = await pods().get('default', name);
+      const found = await pods().get(namespace, name);
       return found?.status?.phase === 'Succeeded' || found?.status?.phase === 'Failed' ? found : undefined;
     }, 60_000);
 
@@ -133,6 +133,18 @@ describe('node agent: pods in sandboxes', function () {
     const [report] = plane.reportsOf('default', 'inv-1-a1') as InvocationReport[];
     assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
     assert.equal(report.results, 'from the sidecar pod');
+  });
+
+  it('gives build pods their own project\'s npm cache: another project sees none of it', async () => {
+    const build = { [Labels.role]: Roles.buildPod };
+    const write = node("require('fs').writeFileSync(process.env.BROWSERFN_NPM_CACHE + '/planted', 'x')");
+    const expect = (present: boolean) => node(`process.exit(require('fs').existsSync(process.env.BROWSERFN_NPM_CACHE + '/planted') === ${present} ? 0 : 1)`);
+    await pods().create(pod('build-a', [{ name: 'agent', command: write }], 'default', build));
+    assert.equal((await finished('build-a')).status?.phase, 'Succeeded');
+    await pods().create(pod('build-b', [{ name: 'agent', command: expect(false) }], 'other', build));
+    assert.equal((await finished('build-b', 'other')).status?.phase, 'Succeeded', 'the other project sees the planted file');
+    await pods().create(pod('build-a2', [{ name: 'agent', command: expect(true) }], 'default', build));
+    assert.equal((await finished('build-a2')).status?.phase, 'Succeeded', 'the project keeps its cache');
   });
 
   it('reports each container exit code', async () => {

@@ -2,7 +2,9 @@
 // measured in the same run on the same machine.
 import { runInvocationBench } from './invocations.js';
 import { runFetchBench } from './fetch.js';
+import { runSandboxBench } from './sandbox.js';
 
 const only = process.argv[2];
 if (!only || only === 'invocations') await runInvocationBench();
+if (!only || only === 'sandbox') await runSandboxBench();
 if (!only || only === 'fetch') await runFetchBench();

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Installs the system packages browserfn needs (Debian's chromium) when they are missing.
+# Installs the system packages browserfn needs when they are missing: Debian's chromium, and
+# bubblewrap and passt (pasta), with which `serve` runs each pod in a sandbox of its own.
 set -euo pipefail
 
+missing=()
 chromium_bin="${BROWSERFN_CHROMIUM_PATH:-}"
-if [[ -n "$chromium_bin" && -x "$chromium_bin" ]]; then exit 0; fi
-if command -v chromium >/dev/null 2>&1; then exit 0; fi
+if ! [[ -n "$chromium_bin" && -x "$chromium_bin" ]] && ! command -v chromium >/dev/null 2>&1; then missing+=(chromium); fi
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v pasta >/dev/null 2>&1 || missing+=(passt)
+if [[ ${#missing[@]} -eq 0 ]]; then exit 0; fi
 
 if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-  echo "browserfn: installing Debian's chromium (apt-get)..." >&2
+  echo "browserfn: installing Debian's ${missing[*]} (apt-get)..." >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq chromium >/dev/null
-  command -v chromium >/dev/null && exit 0
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+  exit 0
 fi
 
-cat >&2 <<'MSG'
+if [[ " ${missing[*]} " == *" chromium "* ]]; then
+  cat >&2 <<'MSG'
 browserfn: Chromium was not found and cannot be installed automatically.
 Install it, then run the command again:
   Debian/Ubuntu:  sudo apt-get install chromium
   elsewhere:      install Chromium and set BROWSERFN_CHROMIUM_PATH=/path/to/chromium
 MSG
-exit 1
+  exit 1
+fi
+# Without the sandbox, `serve` still runs one project (and says so); more than one needs it.
+echo "browserfn: ${missing[*]} not found: pods will not be sandboxed, and serve accepts a single project. Install with: sudo apt-get install bubblewrap passt" >&2

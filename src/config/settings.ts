@@ -26,6 +26,10 @@ export interface Settings {
   npmCacheDir: string;
   /** The URL pods use to report to the control plane (defaults to the façade's own address). */
   controlUrl?: string;
+  /** Pods in sandboxes of their own (bubblewrap + pasta): `auto` when they work here, `bwrap` always (or refuse to start), `off`. */
+  sandbox: 'auto' | 'bwrap' | 'off';
+  /** A sandboxed pod's network: `pasta` (its own, outbound internet, only the control port of the host's loopback) or `host` (operator opt-in). */
+  sandboxNetwork: 'pasta' | 'host';
   /** Signs per-pod tokens; BROWSERFN_POD_TOKEN_SECRET (shared by operator and API replicas) or made once in the data dir. */
   podTokenSecret: string;
 }
@@ -58,6 +62,8 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium',
     npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),
     controlUrl: env.BROWSERFN_CONTROL_URL,
+    sandbox: oneOf(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
+    sandboxNetwork: oneOf(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
   };
 }
@@ -95,6 +101,12 @@ function readOrCreateSecret(path: string, prefix = ''): string {
 
 export function isProjectName(name: string): boolean {
   return /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name);
+}
+
+function oneOf<T extends string>(raw: string | undefined, name: string, allowed: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function intFrom(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {

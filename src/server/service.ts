@@ -25,6 +25,7 @@ import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { NodeAgent } from '../runtime/node-agent/agent.js';
+import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 
 export interface ServiceOptions {
   backend: 'embedded' | 'kube';
@@ -53,6 +54,8 @@ export interface RunningService {
   cluster: ClusterPort;
   metrics: Metrics;
   manager?: Manager;
+  /** How the local node agent isolates pods (unset without one). */
+  podIsolation?: string;
   stop(): Promise<void>;
 }
 
@@ -65,6 +68,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const deps = { settings, cluster, log, metrics };
   let manager: Manager | undefined;
   let nodeAgent: NodeAgent | undefined;
+  let podIsolation: string | undefined;
   let ready = false;
 
   const fetchService = options.api ? new FetchService(loadFetchSettings(process.env)) : undefined;
@@ -90,12 +94,19 @@ export async function startService(settings: Settings, options: ServiceOptions, 
 
   try {
     if (options.nodeAgent) {
+      const decision = await decideNodeSandbox(settings, settings.controlUrl ?? url);
+      if (options.api) assertProjectsIsolated(settings, decision);
+      podIsolation = describeIsolation(decision);
+      if (decision.sandbox) openDataDirForPodUsers(settings.dataDir);
+      else log.warn({ reason: decision.reason }, 'pods run unsandboxed: as the server\'s user, on its network and files');
       nodeAgent = new NodeAgent({
         cluster,
         nodeName: options.nodeName,
         workDir: join(settings.dataDir, 'pods'),
         log,
-        baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath, BROWSERFN_NPM_CACHE: settings.npmCacheDir },
+        baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
+        npmCacheDir: settings.npmCacheDir,
+        sandbox: decision.sandbox,
       });
       await nodeAgent.start();
     }
@@ -139,7 +150,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     throw err;
   }
 
-  return { url, cluster, metrics, manager, stop };
+  return { url, cluster, metrics, manager, podIsolation, stop };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

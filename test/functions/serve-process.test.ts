@@ -26,7 +26,8 @@ async function serve(dataDir: string, env: Record<string, string> = {}): Promise
   delete cleanEnv.BROWSERFN_API_KEY;
   delete cleanEnv.BROWSERFN_API_KEYS;
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    env: { ...cleanEnv, BROWSERFN_LOG_LEVEL: 'warn', ...env },
+    // Host network for the sandboxed pods: the hold server listens on 127.0.0.1 (see test/support/service.ts).
+    env: { ...cleanEnv, BROWSERFN_LOG_LEVEL: 'warn', BROWSERFN_SANDBOX_NETWORK: 'host', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -32,7 +32,9 @@ export async function startTestService(env: Record<string, string> = {}, options
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-test-'));
   const apiKey = 'test-key-' + Math.random().toString(36).slice(2);
   // One npm cache for every test service, so dependency installs in builds hit the registry once.
-  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), ...env };
+  // Pods stay sandboxed, but on the host's network: the tests' page servers listen on 127.0.0.1,
+  // which a pod's own network cannot reach (test/attack/sandbox.test.ts checks that default).
+  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_SANDBOX_NETWORK: 'host', ...env };
   const captured = options.captureLog ? captureLog('debug') : undefined;
   const log = captured?.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), log);

@@ -9,16 +9,21 @@ export interface LocalChromiumOptions {
   executablePath: string;
   /** How long Chromium may take to print its DevTools endpoint. */
   launchTimeoutMs?: number;
+  /** Chromium's own sandbox: only where user namespaces work (inside the node agent's pod sandbox). */
+  sandbox?: boolean;
 }
 
 const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
 const STDERR_TAIL_CHARS = 4096;
 
-/** Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar. */
-export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest['viewport'], port: number | string = 0): string[] {
+/**
+ * Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar.
+ * `sandbox` keeps Chromium's own sandbox, which needs user namespaces (off: --no-sandbox).
+ */
+export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest['viewport'], port: number | string = 0, options: { sandbox?: boolean } = {}): string[] {
   const args = [
     '--headless',
-    '--no-sandbox',
+    ...(options.sandbox ? [] : ['--no-sandbox']),
     '--disable-gpu',
     '--disable-quic',
     '--no-first-run',
@@ -44,7 +49,7 @@ export class LocalChromiumProvider implements BrowserProvider {
   async acquire(request: BrowserRequest): Promise<LeasedBrowser> {
     const userDataDir = join(request.workDir, 'profile');
     mkdirSync(userDataDir, { recursive: true });
-    const child = spawn(this.options.executablePath, chromiumArguments(userDataDir, request.viewport), {
+    const child = spawn(this.options.executablePath, chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox }), {
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
       // Nothing of the agent's environment (it holds the pod token) reaches the browser.

@@ -1,7 +1,7 @@
 // The local node agent: a kubelet for one machine without containers. It runs the pods bound to
-// its node as local processes, reports their phase, and kills everything of a pod when the pod is
-// deleted or the agent stops, so no Chromium or user process outlives its pod.
-import { spawn, type ChildProcess } from 'node:child_process';
+// its node — each in a sandbox of its own (bubblewrap + pasta) where that works, else as local
+// process groups — reports their phase, and kills everything of a pod when the pod is deleted or
+// the agent stops, so no Chromium or user process outlives its pod.
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,12 @@ import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js'
 import type { Logger } from '../../config/logger.js';
 import { Informer, objectKey } from '../../controller/runtime/informer.js';
 import type { Container, PodObject, PodStatus } from '../../schemas/pod.js';
+import { Labels, Roles } from '../../schemas/resources.js';
+import type { SandboxMount, SandboxNetwork } from '../sandbox/pod-sandbox.js';
+import type { CodeMounts } from './code-mounts.js';
+import type { LaunchedContainer } from './pod-launcher.js';
+import { startProcessGroups, startSandboxedPod, type PodProcesses } from './pod-processes.js';
+import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
 import { NodeRegistration } from './registration.js';
 import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
 
@@ -22,25 +28,35 @@ export interface NodeAgentOptions {
   log: Logger;
   /** Environment every pod process gets on top of its container env (e.g. the Chromium path). */
   baseEnv?: Record<string, string>;
+  /** npm's cache for build pods; each project (namespace) gets a subfolder of its own. */
+  npmCacheDir?: string;
+  /** Run each pod in a sandbox of its own (unset: as plain process groups). */
+  sandbox?: NodeSandbox;
   /** Seconds between SIGTERM and SIGKILL when a pod is stopped. */
   gracePeriodSeconds?: number;
 }
 
-interface LocalContainer {
-  name: string;
-  child: ChildProcess;
-  exited: Promise<number | null>;
+export interface NodeSandbox {
+  network: SandboxNetwork;
+  /** Host loopback ports pods reach on their own loopback (the control plane's). */
+  forwardPorts: number[];
+  /** Whether Chromium's own sandbox works inside ours. */
+  chromiumSandbox: boolean;
+  code: CodeMounts;
 }
 
 interface LocalPod {
-  containers: LocalContainer[];
   dir: string;
-  exited: Promise<(number | null)[]>;
+  processes?: PodProcesses;
+  exited: Promise<number[]>;
   stopping: boolean;
   output: string[];
 }
 
+/** Where build pods find their project's npm cache inside a sandbox. */
+const SANDBOX_NPM_CACHE = '/npm-cache';
 const CLI_MAIN = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
+const LAUNCHER_MAIN = fileURLToPath(new URL('./pod-launcher-main.js', import.meta.url));
 /** `browserfn pod-agent` and `browserfn build-agent` started without the CLI around them, for speed. */
 const AGENT_MAINS: Record<string, string> = {
   'pod-agent': fileURLToPath(new URL('../pod-agent/main.js', import.meta.url)),
@@ -54,6 +70,7 @@ export class NodeAgent {
   private readonly finished = new Set<string>();
   private stopped = false;
   private readonly registration: NodeRegistration;
+  private readonly uids = new PodUids();
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -115,13 +132,17 @@ export class NodeAgent {
     const key = objectKey(pod);
     const dir = join(this.options.workDir, `${pod.metadata.namespace}_${pod.metadata.name}_${(pod.metadata.uid ?? '').slice(0, 8)}`);
     rmSync(dir, { recursive: true, force: true });
+    // As root, pods run as other users, who must be able to pass through the folders above theirs.
+    mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const local: LocalPod = { containers: [], dir, exited: Promise.resolve([]), stopping: false, output: [] };
+    const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [] };
     this.local.set(key, local);
-    // Containers share the pod's loopback in a cluster; here pods share the machine's, so the
-    // pod's CDP port becomes a free port of its own.
+    const sandbox = this.options.sandbox;
+    // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
+    // the host's network the pod's CDP port becomes a free port of its own.
     const podEnv: Record<string, string> = {};
-    if (pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+    const sharesHostNetwork = !sandbox || sandbox.network === 'host';
+    if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
     let containerEnvs: Record<string, string>[];
     try {
       const wait = { ...DEFAULT_SECRET_WAIT, cancelled: () => local.stopping };
@@ -136,22 +157,47 @@ export class NodeAgent {
       return;
     }
     if (local.stopping) return;
-    pod.spec.containers.forEach((container, i) => local.containers.push(this.startContainer(key, pod, container, containerEnvs[i], dir, podEnv, local.output)));
-    local.exited = Promise.all(local.containers.map((c) => c.exited));
-    this.options.log.debug({ pod: key, pids: local.containers.map((c) => c.child.pid) }, 'pod started');
+    const keep = (text: string) => {
+      local.output.push(text);
+      if (local.output.length > 50) local.output.shift();
+      this.options.log.debug({ pod: key, output: text.trimEnd() }, 'pod output');
+    };
+    let uid: number | undefined;
+    try {
+      const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
+        ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', Boolean(sandbox) && runsAsRoot())
+        : undefined;
+      const volumes = this.volumeFolders(pod, dir);
+      if (sandbox) {
+        // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
+        uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
+        if (uid !== undefined) chownTree(dir, uid);
+        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, npmCache?.dir, podEnv, uid, keep);
+      } else {
+        if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
+        const localPath = (value: string) => volumes.reduce((v, m) => v.split(m.mountPath).join(m.folder), value);
+        const containers = pod.spec.containers.map((c, i) => ({ ...this.resolveContainer(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
+        local.processes = startProcessGroups(containers, keep);
+      }
+    } catch (err) {
+      keep(`the pod could not start: ${(err as Error).message}`);
+    }
+    local.exited = local.processes?.exited ?? Promise.resolve(pod.spec.containers.map(() => 127));
+    this.options.log.debug({ pod: key, pids: local.processes?.pids, sandboxed: Boolean(sandbox), uid }, 'pod started');
     void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
     void local.exited.then(async (codes) => {
       this.finished.add(pod.metadata.uid ?? '');
       this.local.delete(key);
       killStragglers(dir);
       rmSync(dir, { recursive: true, force: true });
+      if (uid !== undefined) this.uids.release(uid);
       if (local.stopping) return;
       const ok = codes.every((code) => code === 0);
       const status: PodStatus = {
         phase: ok ? 'Succeeded' : 'Failed',
         reason: ok ? 'Completed' : 'Error',
         message: ok ? undefined : lastLines(local.output),
-        containerStatuses: local.containers.map((c, i) => ({ name: c.name, state: { terminated: { exitCode: codes[i] ?? 1 } } })),
+        containerStatuses: pod.spec.containers.map((c, i) => ({ name: c.name, state: { terminated: { exitCode: codes[i] ?? 1 } } })),
       };
       this.options.log.debug({ pod: key, codes }, 'pod exited');
       const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
@@ -159,54 +205,86 @@ export class NodeAgent {
     });
   }
 
-  /** One container as one process group: its volumes are folders of the pod's folder, `$(VAR)` expanded. */
-  private startContainer(key: string, pod: PodObject, container: Container, containerEnv: Record<string, string>, dir: string, podEnv: Record<string, string>, output: string[]): LocalContainer {
-    const mounts = (container.volumeMounts ?? []).map((m) => ({ from: m.mountPath, to: join(dir, m.name) }));
-    for (const { to } of mounts) mkdirSync(to, { recursive: true, mode: 0o700 });
-    const localPath = (value: string) => mounts.reduce((v, m) => v.split(m.from).join(m.to), value);
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.options.baseEnv };
-    for (const [name, value] of Object.entries(containerEnv)) env[name] = localPath(value);
-    Object.assign(env, podEnv);
+  /** All containers of the pod in one sandbox: its volumes at their mount paths, the package code read-only. */
+  private startSandboxed(
+    pod: PodObject,
+    containerEnvs: Record<string, string>[],
+    sandbox: NodeSandbox,
+    volumes: { folder: string; mountPath: string }[],
+    npmCacheDir: string | undefined,
+    podEnv: Record<string, string>,
+    uid: number | undefined,
+    onOutput: (text: string) => void,
+  ): PodProcesses {
+    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
+    const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
+    if (npmCacheDir) {
+      mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
+      env.BROWSERFN_NPM_CACHE = SANDBOX_NPM_CACHE;
+    }
+    if (sandbox.chromiumSandbox) env.BROWSERFN_CHROMIUM_SANDBOX = '1';
+    const containers = pod.spec.containers.map((c, i) => this.resolveContainer(c, containerEnvs[i], env, (value) => value, sandbox));
+    const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts }, launcher, uid, gid: uid }, onOutput);
+  }
+
+  /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
+  private volumeFolders(pod: PodObject, dir: string): { folder: string; mountPath: string }[] {
+    const seen = new Map<string, { folder: string; mountPath: string }>();
+    for (const c of pod.spec.containers) {
+      for (const m of c.volumeMounts ?? []) if (!seen.has(m.mountPath)) seen.set(m.mountPath, { folder: join(dir, m.name), mountPath: m.mountPath });
+    }
+    for (const { folder } of seen.values()) mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return [...seen.values()];
+  }
+
+  /** A container's command and environment (its own resolved by container-env.ts), `$(VAR)` expanded, paths mapped by `localPath`. */
+  private resolveContainer(
+    container: Container,
+    ownEnv: Record<string, string>,
+    podEnv: Record<string, string>,
+    localPath: (value: string) => string,
+    sandbox?: NodeSandbox,
+  ): LaunchedContainer {
+    const env = this.containerEnv(ownEnv, podEnv, localPath);
     const expand = (arg: string) => localPath(arg).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
-    const [file, args] = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])].map(expand));
-    const child = spawn(file, args, { env, cwd: dir, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (chunk: Buffer) => {
-      const text = chunk.toString();
-      output.push(text);
-      if (output.length > 50) output.shift();
-      this.options.log.debug({ pod: key, container: container.name, output: text.trimEnd() }, 'pod output');
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    const exited = new Promise<number | null>((resolve) => {
-      child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null)));
-      child.on('error', (err) => {
-        output.push(String(err));
-        resolve(127);
-      });
-    });
-    return { name: container.name, child, exited };
+    const command = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])].map(expand), sandbox);
+    return { name: container.name, command, env, cwd: container.volumeMounts?.[0]?.mountPath ?? '/' };
+  }
+
+  /** The one place a container's environment is made: base, then the container's own, then the pod's. */
+  private containerEnv(ownEnv: Record<string, string>, podEnv: Record<string, string>, localPath: (value: string) => string): Record<string, string> {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.options.baseEnv };
+    for (const [name, value] of Object.entries(ownEnv)) env[name] = localPath(value);
+    return Object.assign(env, podEnv);
   }
 
   private async stopPod(key: string): Promise<void> {
     const local = this.local.get(key);
     if (!local) return;
     local.stopping = true;
-    for (const c of local.containers) signalGroup(c.child, 'SIGTERM');
+    local.processes?.terminate();
     const grace = (this.options.gracePeriodSeconds ?? 10) * 1000;
-    const timer = setTimeout(() => local.containers.forEach((c) => signalGroup(c.child, 'SIGKILL')), grace);
+    const timer = setTimeout(() => local.processes?.kill(), grace);
     await local.exited;
     clearTimeout(timer);
-    for (const c of local.containers) signalGroup(c.child, 'SIGKILL');
+    local.processes?.kill();
     killStragglers(local.dir);
   }
 
-  /** `browserfn <command>` runs this package's own code with the same Node. */
-  private resolveCommand(command: string[]): [string, string[]] {
-    if (command[0] === 'browserfn' && AGENT_MAINS[command[1]]) return [process.execPath, [AGENT_MAINS[command[1]], ...command.slice(2)]];
-    if (command[0] === 'browserfn') return [process.execPath, [CLI_MAIN, ...command.slice(1)]];
-    if (command[0] === 'chromium') return [this.options.baseEnv?.BROWSERFN_CHROMIUM_PATH ?? 'chromium', command.slice(1)];
-    return [command[0], command.slice(1)];
+  /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */
+  private resolveCommand(command: string[], sandbox?: NodeSandbox): string[] {
+    const node = sandbox ? sandbox.code.node : process.execPath;
+    const inside = (path: string) => (sandbox ? sandbox.code.inside(path) : path);
+    if (command[0] === 'browserfn' && AGENT_MAINS[command[1]]) return [node, inside(AGENT_MAINS[command[1]]), ...command.slice(2)];
+    if (command[0] === 'browserfn') return [node, inside(CLI_MAIN), ...command.slice(1)];
+    if (command[0] === 'chromium') {
+      // The pod template's Chromium runs without its sandbox (a container without user
+      // namespaces); inside ours it can have it.
+      const args = command.slice(1).filter((arg) => !(sandbox?.chromiumSandbox && arg === '--no-sandbox'));
+      return [this.options.baseEnv?.BROWSERFN_CHROMIUM_PATH ?? 'chromium', ...args];
+    }
+    return command;
   }
 
   private async setStatus(pod: PodObject, status: PodStatus): Promise<void> {
@@ -238,15 +316,6 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 /**

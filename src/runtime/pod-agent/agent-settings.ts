@@ -11,6 +11,8 @@ export interface AgentSettings {
   /** Writable, empty directory owned by this pod. */
   podDir: string;
   chromiumPath: string;
+  /** Chromium keeps its own sandbox (BROWSERFN_CHROMIUM_SANDBOX=1, set by a node agent whose pod sandbox allows it). */
+  chromiumSandbox: boolean;
   /** node_modules providing the packages bundles keep external. */
   runtimeModulesDir: string;
   /**
@@ -36,6 +38,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     podToken: env.BROWSERFN_POD_TOKEN as string,
     podDir,
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
+    chromiumSandbox: env.BROWSERFN_CHROMIUM_SANDBOX === '1',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
     viewport: viewportFrom(env.BROWSERFN_VIEWPORT),
     sidecarCdpPort: env.BROWSERFN_CDP_PORT ? portFrom(env.BROWSERFN_CDP_PORT) : undefined,

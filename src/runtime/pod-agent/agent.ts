@@ -26,7 +26,7 @@ export async function runPodAgent(env: NodeJS.ProcessEnv, dependencies: PodAgent
   const control = new ControlPlaneClient(settings);
   const browsers =
     dependencies.browserProvider ??
-    (settings.sidecarCdpPort ? new SidecarChromiumProvider({ port: settings.sidecarCdpPort }) : new LocalChromiumProvider({ executablePath: settings.chromiumPath }));
+    (settings.sidecarCdpPort ? new SidecarChromiumProvider({ port: settings.sidecarCdpPort }) : new LocalChromiumProvider({ executablePath: settings.chromiumPath, sandbox: settings.chromiumSandbox }));
   const run = new InvocationRun(settings, env, browsers, control, log);
   return runAndReport(run, (report) => control.postReport(report), log, (report) => ({ phase: report.phase }));
 }

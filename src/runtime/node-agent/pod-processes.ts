@@ -1,0 +1,96 @@
+// The two ways the node agent runs a pod's containers: each as a process group of its own on the
+// host (no sandbox), or all together in one sandbox with its own namespaces.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { sandboxCommand, type PodSandboxSpec } from '../sandbox/pod-sandbox.js';
+import { TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
+
+export interface PodProcesses {
+  /** Exit code per container, in the order given. */
+  exited: Promise<number[]>;
+  /** Asks every container to stop (SIGTERM). */
+  terminate(): void;
+  /** Kills everything of the pod (SIGKILL). */
+  kill(): void;
+  pids: (number | undefined)[];
+}
+
+type OnOutput = (text: string) => void;
+
+/** Unsandboxed: one detached process group per container, `-pid` signals reach all it spawned. */
+export function startProcessGroups(containers: LaunchedContainer[], onOutput: OnOutput): PodProcesses {
+  const children = containers.map((c) => {
+    const [file, ...args] = c.command;
+    const child = spawn(file, args, { env: c.env, cwd: c.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
+    return child;
+  });
+  const exited = Promise.all(children.map((child) => exitCodeOf(child, onOutput)));
+  return {
+    exited,
+    terminate: () => children.forEach((child) => signalGroup(child, 'SIGTERM')),
+    kill: () => children.forEach((child) => signalGroup(child, 'SIGKILL')),
+    pids: children.map((child) => child.pid),
+  };
+}
+
+export interface SandboxedPodOptions {
+  sandbox: Omit<PodSandboxSpec, 'command'>;
+  /** The launcher (node and its script, paths inside the sandbox). */
+  launcher: string[];
+  /** Host user the sandbox runs as (when the agent is root). */
+  uid?: number;
+  gid?: number;
+}
+
+/**
+ * Sandboxed: pasta and bwrap around the pod launcher, which starts the containers inside. The
+ * outermost process leads a process group of its own; SIGKILL to it takes bwrap down, and bwrap
+ * (--die-with-parent) the PID namespace and everything in it.
+ */
+export function startSandboxedPod(containers: LaunchedContainer[], options: SandboxedPodOptions, onOutput: OnOutput): PodProcesses {
+  const [file, args] = sandboxCommand({ ...options.sandbox, command: options.launcher });
+  const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], uid: options.uid, gid: options.gid, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  child.stdin?.on('error', () => undefined);
+  const request: LaunchRequest = { containers };
+  child.stdin?.write(JSON.stringify(request) + '\n');
+  child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
+  let result: LaunchResult | undefined;
+  if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => {
+    try {
+      result = JSON.parse(line) as LaunchResult;
+    } catch {
+      onOutput(line + '\n');
+    }
+  });
+  // 'close', not 'exit': the result line must have been read.
+  const exited = exitCodeOf(child, onOutput, 'close').then((code) => result?.exitCodes ?? containers.map(() => (code === 0 ? 1 : code)));
+  return {
+    exited,
+    terminate: () => {
+      if (child.stdin?.writable) child.stdin.write(TERMINATE_LINE + '\n');
+    },
+    kill: () => signalGroup(child, 'SIGKILL'),
+    pids: [child.pid],
+  };
+}
+
+function exitCodeOf(child: ChildProcess, onOutput: OnOutput, event: 'exit' | 'close' = 'exit'): Promise<number> {
+  return new Promise((resolve) => {
+    child.once(event, (code: number | null, signal: NodeJS.Signals | null) => resolve(code ?? (signal ? 128 : 1)));
+    child.once('error', (err) => {
+      onOutput(String(err));
+      resolve(127);
+    });
+  });
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}

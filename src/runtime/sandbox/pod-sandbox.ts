@@ -1,0 +1,64 @@
+// The command line that runs one pod in its own namespaces: pasta gives it a network namespace with
+// outbound internet (and nothing of the host's loopback but the forwarded ports), bubblewrap gives
+// it its own user, mount, PID, IPC and UTS namespaces with only the listed folders visible.
+export interface SandboxMount {
+  /** Path on the host. */
+  source: string;
+  /** Path inside the sandbox. */
+  target: string;
+  writable?: boolean;
+}
+
+export type SandboxNetwork = 'pasta' | 'host';
+
+export interface PodSandboxSpec {
+  /** `pasta`: a network namespace of its own; `host`: the host's network (operator opt-in). */
+  network: SandboxNetwork;
+  /** Host loopback TCP ports reachable at the same port of the pod's loopback (the control plane). */
+  forwardPorts: number[];
+  mounts: SandboxMount[];
+  /** The command run inside; its exit ends the sandbox. */
+  command: string[];
+}
+
+/** The uid and gid processes have inside the sandbox (the pod templates' runAsUser). */
+export const SANDBOX_UID = 10001;
+
+/**
+ * What of /etc a pod needs: name resolution, TLS roots, fonts, users (npm and Chromium look
+ * themselves up), the alternatives links /usr/bin points through, Chromium's wrapper settings.
+ */
+const ETC_ENTRIES = [
+  'resolv.conf', 'hosts', 'host.conf', 'nsswitch.conf', 'gai.conf', 'ssl', 'ca-certificates', 'ca-certificates.conf',
+  'fonts', 'passwd', 'group', 'alternatives', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'localtime', 'timezone',
+  'mime.types', 'chromium', 'chromium.d',
+];
+
+export function sandboxCommand(spec: PodSandboxSpec): [string, string[]] {
+  const bwrap = ['bwrap', ...bwrapArguments(spec), '--', ...spec.command];
+  if (spec.network === 'host') return [bwrap[0], bwrap.slice(1)];
+  return ['pasta', [...pastaArguments(spec.forwardPorts), '--', ...bwrap]];
+}
+
+function pastaArguments(forwardPorts: number[]): string[] {
+  // Every forwarding is explicit: pasta's default ("auto") would mirror the host's listening
+  // loopback ports into the pod and the pod's into the host.
+  const tcpToHost = forwardPorts.length > 0 ? forwardPorts.join(',') : 'none';
+  return ['--config-net', '--quiet', '--no-map-gw', '-t', 'none', '-u', 'none', '-T', tcpToHost, '-U', 'none'];
+}
+
+function bwrapArguments(spec: PodSandboxSpec): string[] {
+  const args = [
+    '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID),
+    '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    '--hostname', 'pod',
+    // Outermost process dies with its parent, and every process in the PID namespace with it.
+    '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin',
+    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm',
+  ];
+  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  for (const mount of spec.mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.target);
+  return args;
+}

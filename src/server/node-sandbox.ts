@@ -1,0 +1,80 @@
+// Whether this `serve` sandboxes its pods (BROWSERFN_SANDBOX, found by trial), and the refusal to
+// serve several projects when it cannot: unsandboxed pods share the server's user, files and
+// loopback, so one project's Function could reach another's pods and the server's data.
+import { chmodSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Settings } from '../config/settings.js';
+import { codeMounts, SANDBOX_PACKAGE_DIR } from '../runtime/node-agent/code-mounts.js';
+import type { NodeSandbox } from '../runtime/node-agent/agent.js';
+import { POD_UID_RANGE, runsAsRoot } from '../runtime/node-agent/pod-users.js';
+import { detectSandboxSupport, SANDBOX_INSTALL_HINT } from '../runtime/sandbox/sandbox-support.js';
+
+export interface SandboxDecision {
+  sandbox?: NodeSandbox;
+  /** Why pods are not sandboxed. */
+  reason?: string;
+}
+
+export async function decideNodeSandbox(settings: Settings, controlUrl: string): Promise<SandboxDecision> {
+  if (settings.sandbox === 'off') return { reason: 'BROWSERFN_SANDBOX=off' };
+  const code = codeMounts(settings.chromiumPath);
+  const support = await detectSandboxSupport({
+    network: settings.sandboxNetwork,
+    mounts: code.mounts,
+    node: code.node,
+    packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
+    // The last pod uid is never handed out; the trial runs as it.
+    uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+  });
+  if (!support.available) {
+    if (settings.sandbox === 'bwrap') throw new Error(`BROWSERFN_SANDBOX=bwrap, but ${support.reason}. To fix: ${SANDBOX_INSTALL_HINT}.`);
+    return { reason: support.reason };
+  }
+  const control = new URL(controlUrl);
+  const port = Number(control.port || (control.protocol === 'https:' ? 443 : 80));
+  return {
+    sandbox: {
+      network: settings.sandboxNetwork,
+      forwardPorts: isLoopback(control.hostname) ? [port] : [],
+      chromiumSandbox: support.chromiumSandbox,
+      code,
+    },
+  };
+}
+
+/** `serve` with more than one project needs pods isolated from each other and from the server. */
+export function assertProjectsIsolated(settings: Settings, decision: SandboxDecision): void {
+  const projects = new Set(settings.apiKeys.map((binding) => binding.project));
+  if (decision.sandbox || projects.size <= 1) return;
+  throw new Error(
+    `BROWSERFN_API_KEYS lists ${projects.size} projects, but pods cannot be sandboxed here (${decision.reason}), so one project's ` +
+      `Functions could read the server's data and reach the other projects' browsers. To fix: ${SANDBOX_INSTALL_HINT} ` +
+      '(then BROWSERFN_SANDBOX=auto or bwrap), or run one project per `browserfn serve`.',
+  );
+}
+
+/**
+ * Pods running as other users (the server is root) must pass through the data dir to their own
+ * folders: it becomes search-only for others (no listing), and its files private to the server
+ * (the store is made by SQLite with its default mode).
+ */
+export function openDataDirForPodUsers(dataDir: string): void {
+  if (!runsAsRoot()) return;
+  chmodSync(dataDir, 0o711);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(dataDir, entry.name);
+    chmodSync(path, statSync(path).mode & 0o700);
+  }
+}
+
+/** One line for the operator: how pods are isolated. */
+export function describeIsolation(decision: SandboxDecision): string {
+  if (!decision.sandbox) return `pods unsandboxed (${decision.reason})`;
+  const network = decision.sandbox.network === 'pasta' ? 'own network' : 'host network';
+  return `pods sandboxed: bubblewrap, ${network}, Chromium sandbox ${decision.sandbox.chromiumSandbox ? 'on' : 'off'}`;
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\./.test(hostname);
+}

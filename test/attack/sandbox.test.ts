@@ -1,0 +1,223 @@
+// Attack reproduction: a Function tries to leave its pod — the server's data dir through file://
+// in its own Chromium, the server's environment, host loopback ports, a UNIX socket outside its
+// folder, other processes — and gets nothing, because each pod runs in its own sandbox
+// (bubblewrap + pasta). Real stack, real Chromium, real processes.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { POD_UID_RANGE, PROJECT_UID_RANGE } from '../../src/runtime/node-agent/pod-users.js';
+import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
+import { startTestService, waitFor, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+import { invokeAndWait, publish } from '../support/publish.js';
+
+const PACKAGE_ROOT = dirname(defaultRuntimeModulesDir());
+
+const PROBE_FN = `
+import { defineFn } from 'browserfn';
+import CDP from 'chrome-remote-interface';
+import net from 'node:net';
+
+function connect(options) {
+  return new Promise((resolve) => {
+    const socket = net.connect(options);
+    socket.setTimeout(3000, () => { socket.destroy(); resolve('timeout'); });
+    socket.once('connect', () => { socket.destroy(); resolve('connected'); });
+    socket.once('error', (err) => resolve(err.code || String(err)));
+  });
+}
+
+/** Opens a URL in the pod's own Chromium and returns the page text, or the navigation error. */
+async function readInBrowser(client, url, expression = 'document.body ? document.body.innerText : ""') {
+  const { targetId } = await client.Target.createTarget({ url: 'about:blank' });
+  const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
+  try {
+    const nav = await client.send('Page.navigate', { url }, sessionId);
+    if (nav.errorText) return { error: nav.errorText };
+    const evaluate = async (expression) => (await client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)).result.value;
+    for (let i = 0; i < 200 && (await evaluate('document.readyState')) !== 'complete'; i++) await new Promise((r) => setTimeout(r, 25));
+    return { text: await evaluate(expression) };
+  } finally {
+    await client.Target.closeTarget({ targetId });
+  }
+}
+
+defineFn('probe', async (ctx, params) => {
+  const client = await CDP({ target: ctx.session.connectUrl });
+  try {
+    const files = {};
+    for (const name of ['store.key', 'pod-token.secret', 'store.db', 'api-key']) files[name] = await readInBrowser(client, 'file://' + params.dataDir + '/' + name);
+    // The package's root (where the default data dir .data lives) is not there, at its path or beside its code.
+    files.packageRoot = await readInBrowser(client, 'file://' + params.packageRoot + '/package.json');
+    const packageListing = await readInBrowser(client, 'file:///opt/browserfn/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
+    const scan = [];
+    for (let port = params.canaryPort - 20; port <= params.canaryPort + 20; port++) {
+      if (port !== params.controlPort && (await connect({ host: '127.0.0.1', port })) === 'connected') scan.push(port);
+    }
+    // Chromium lists directories as links.
+    const procListing = await readInBrowser(client, 'file:///proc/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
+    return {
+      control: await readInBrowser(client, 'file:///etc/hosts'),
+      files,
+      serverEnviron: await readInBrowser(client, 'file:///proc/' + params.serverPid + '/environ'),
+      pids: (procListing.text || '').split(' ').filter((name) => /^\\d+\\/$/.test(name)).map((name) => parseInt(name, 10)),
+      packageEntries: (packageListing.text || '').split(' ').filter((name) => /^[\\w.-]+\\/?$/.test(name)).sort(),
+      canary: await connect({ host: '127.0.0.1', port: params.canaryPort }),
+      controlPlane: await connect({ host: '127.0.0.1', port: params.controlPort }),
+      openLoopbackPorts: scan,
+      unixSocket: await connect({ path: params.socketPath }),
+    };
+  } finally {
+    await client.close();
+  }
+});
+
+defineFn('title', async (ctx) => {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
+  const page = browser.contexts()[0].pages()[0];
+  await page.goto('data:text/html,<title>inside the sandbox</title>');
+  return page.title();
+});
+
+defineFn('hold', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 120000));
+});
+`;
+
+interface Probe {
+  control: { text?: string; error?: string };
+  files: Record<string, { text?: string; error?: string }>;
+  serverEnviron: { text?: string; error?: string };
+  pids: number[];
+  packageEntries: string[];
+  canary: string;
+  controlPlane: string;
+  openLoopbackPorts: number[];
+  unixSocket: string;
+}
+
+function listen(server: Server, target: number | string): Promise<void> {
+  return new Promise((resolve) => (typeof target === 'number' ? server.listen(target, '127.0.0.1', resolve) : server.listen(target, resolve)));
+}
+
+/** Host processes whose real uid is one the node agent gives pods. */
+function podUserProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]);
+      const inRange = (range: { first: number; count: number }) => uid >= range.first && uid < range.first + range.count;
+      if (inRange(POD_UID_RANGE) || inRange(PROJECT_UID_RANGE)) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+describe('attack: a Function leaving its pod sandbox', function () {
+  this.timeout(300_000);
+  let svc: TestService;
+  let canary: Server;
+  let socketServer: Server;
+  let socketDir: string;
+  let functionIds: Record<string, string>;
+  let serviceStopped = false;
+
+  before(async () => {
+    canary = createServer((socket) => socket.end('secret'));
+    await listen(canary, 0);
+    socketDir = mkdtempSync(join(tmpdir(), 'browserfn-attack-'));
+    socketServer = createServer((socket) => socket.end('secret'));
+    await listen(socketServer, join(socketDir, 'canary.sock'));
+    // bwrap: refuse to start rather than silently run unsandboxed; the pod's own network.
+    svc = await startTestService({ BROWSERFN_SANDBOX: 'bwrap', BROWSERFN_SANDBOX_NETWORK: 'pasta' });
+    const build = await publish(svc, writeProject({ 'index.ts': PROBE_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    functionIds = Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id]));
+  });
+  after(async () => {
+    if (serviceStopped) rmSync(svc.dataDir, { recursive: true, force: true });
+    else await svc?.stop();
+    canary?.close();
+    socketServer?.close();
+    if (socketDir) rmSync(socketDir, { recursive: true, force: true });
+  });
+
+  it('gets nothing of the data dir, the server, host loopback ports, outside sockets or other processes', async () => {
+    const params = {
+      dataDir: svc.dataDir,
+      serverPid: process.pid,
+      canaryPort: (canary.address() as AddressInfo).port,
+      controlPort: Number(new URL(svc.url).port),
+      socketPath: join(socketDir, 'canary.sock'),
+      packageRoot: PACKAGE_ROOT,
+    };
+    const done = await invokeAndWait(svc, functionIds.probe, { params });
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+    const probe = done.results as Probe;
+    if (process.env.ATTACK_DEBUG) console.log(JSON.stringify(probe, null, 1).slice(0, 3000));
+    // The probes work: the pod reads what it is given (/etc/hosts) and reaches the control plane.
+    assert.ok(probe.control.text !== undefined, `file:///etc/hosts must be readable in the pod: ${JSON.stringify(probe.control)}`);
+    assert.equal(probe.controlPlane, 'connected');
+    for (const [name, read] of Object.entries(probe.files)) assert.ok(read.error, `${name} of the data dir was readable: ${JSON.stringify(read).slice(0, 200)}`);
+    assert.ok(probe.serverEnviron.error, 'the server process is visible');
+    assert.equal(probe.canary, 'ECONNREFUSED', 'a host loopback port was reachable');
+    assert.deepEqual(probe.openLoopbackPorts, []);
+    assert.equal(probe.unixSocket, 'ENOENT', 'a UNIX socket outside the pod was reachable');
+    assert.deepEqual(probe.packageEntries, ['dist/', 'node_modules/', 'package.json'], 'only the package code is mounted');
+    // Its own PID namespace: PID 1 is the sandbox's, and only the pod's few processes exist.
+    assert.ok(probe.pids.includes(1), `pids seen: ${probe.pids.join(' ')}`);
+    assert.ok(probe.pids.length < 60 && Math.max(...probe.pids) < 1000, `pids seen: ${probe.pids.join(' ')}`);
+    assert.ok(!probe.pids.includes(process.pid), 'the server process is visible');
+  });
+
+  it('still runs a normal invocation (playwright-core over CDP)', async () => {
+    const done = await invokeAndWait(svc, functionIds.title, {});
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+    assert.equal(done.results, 'inside the sandbox');
+  });
+
+  it('runs pods as their own unprivileged users, Chromium with its own sandbox; stopping leaves none of their processes', async function () {
+    if (process.getuid?.() !== 0) this.skip(); // per-pod users need a root server
+    const created = await svc.request('POST', `/v1/functions/${functionIds.hold}/invoke`, {});
+    assert.equal(created.status, 202);
+    const cmdline = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      } catch {
+        return [];
+      }
+    };
+    const chromium = await waitFor('the pod\'s Chromium to run as a pod user', async () => {
+      const found = podUserProcesses().map(cmdline).find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
+      return found;
+    }, 60_000);
+    assert.ok(!chromium.includes('--no-sandbox'), `Chromium runs with its own sandbox: ${chromium.join(' ')}`);
+    serviceStopped = true;
+    await svc.service.stop();
+    assert.deepEqual(podUserProcesses(), [], 'processes of the pod outlived the stop');
+  });
+});
+
+describe('serve without the sandbox', function () {
+  this.timeout(60_000);
+
+  it('refuses to serve more than one project, saying why and what to install', async () => {
+    await assert.rejects(startTestService({ BROWSERFN_SANDBOX: 'off' }), (err: Error) => {
+      assert.match(err.message, /2 projects/);
+      assert.match(err.message, /bubblewrap/);
+      assert.match(err.message, /BROWSERFN_SANDBOX=off/);
+      return true;
+    });
+  });
+
+  it('serves a single project', async () => {
+    const svc = await startTestService({ BROWSERFN_SANDBOX: 'off', BROWSERFN_API_KEYS: 'only-key:default' });
+    await svc.stop();
+  });
+});

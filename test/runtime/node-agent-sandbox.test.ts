@@ -1,0 +1,177 @@
+// The node agent's pod sandbox with real processes: all containers of a pod share one sandbox and
+// its loopback (the sidecar layout), a pod sees its own folder at its mount path and nothing of
+// the host's data, and deleting a pod leaves none of its processes, not even detached ones.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
+import { Kinds } from '../../src/cluster/objects.js';
+import type { ClusterPort } from '../../src/cluster/port.js';
+import { createLogger } from '../../src/config/logger.js';
+import { NodeAgent, type NodeSandbox } from '../../src/runtime/node-agent/agent.js';
+import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/code-mounts.js';
+import { POD_UID_RANGE, runsAsRoot } from '../../src/runtime/node-agent/pod-users.js';
+import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
+import type { Container, PodObject } from '../../src/schemas/pod.js';
+import { processesUnder } from '../support/processes.js';
+import { waitFor } from '../support/service.js';
+import { gzipSync } from 'node:zlib';
+import { bundleEntry } from '../../src/build/bundle.js';
+import { browserPod } from '../../src/controller/pods/templates.js';
+import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
+import { POD_TOKEN_KEY, podTokenSecretName } from '../../src/controller/pods/token-secret.js';
+import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
+import { Labels, Roles, type InvocationObject } from '../../src/schemas/resources.js';
+import { fixtureProject } from './support/agent-process.js';
+import { TestControlPlane } from './support/test-control-plane.js';
+
+const NODE = 'sandbox-test-node';
+
+function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>[], namespace = 'default', labels: Record<string, string> = {}): PodObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels },
+    spec: {
+      nodeName: NODE,
+      restartPolicy: 'Never',
+      containers: containers.map((c) => ({ ...c, image: 'browserfn:local', volumeMounts: [{ name: 'work', mountPath: '/work' }] })),
+      volumes: [{ name: 'work', emptyDir: {} }],
+    },
+  };
+}
+
+const node = (script: string) => ['node', '-e', script];
+
+describe('node agent: pods in sandboxes', function () {
+  this.timeout(120_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-node-agent-'));
+  let cluster: ClusterPort;
+  let agent: NodeAgent;
+  let plane: TestControlPlane;
+  const tokenSecret = 'sandbox-test-secret';
+
+  before(async function () {
+    const code = codeMounts('/usr/bin/chromium');
+    const support = await detectSandboxSupport({
+      network: 'pasta',
+      mounts: code.mounts,
+      node: code.node,
+      packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
+      uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+    });
+    assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
+    // The agent's control plane: the one host loopback port pods reach.
+    plane = await TestControlPlane.start(`token-${randomBytes(12).toString('hex')}`);
+    const sandbox: NodeSandbox = { network: 'pasta', forwardPorts: [Number(new URL(plane.url).port)], chromiumSandbox: support.chromiumSandbox, code };
+    writeFileSync(join(dataDir, 'secret.txt'), 'server secret', { mode: 0o600 });
+    // What serve does to its data dir when pods run as other users: they may pass, not list.
+    chmodSync(dataDir, 0o711);
+    cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), npmCacheDir: join(dataDir, 'npm-cache'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), sandbox, gracePeriodSeconds: 2 });
+    await agent.start();
+  });
+  after(async () => {
+    await agent?.stop();
+    await cluster?.close();
+    await plane?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const pods = () => cluster.resource<PodObject>(Kinds.Pod);
+  const finished = (name: string, namespace = 'default') =>
+    waitFor(`pod ${name} to finish`, async () => {
+      const found = await pods().get(namespace, name);
+      return found?.status?.phase === 'Succeeded' || found?.status?.phase === 'Failed' ? found : undefined;
+    }, 60_000);
+
+  it('runs all containers of a pod in one sandbox, sharing its loopback, with the pod folder at its mount path', async () => {
+    await pods().create(
+      pod('sidecar-layout', [
+        // Like the Chromium sidecar: listens on the pod's loopback port 9222, serves one client.
+        { name: 'server', command: node("const s = require('net').createServer((c) => { c.end('pong'); s.close(); }).listen(9222, '127.0.0.1')") },
+        {
+          name: 'client',
+          command: node(
+            "const fs = require('fs');" +
+              "if (process.cwd() !== '/work') process.exit(3);" +
+              "fs.writeFileSync('/work/written', 'ok');" +
+              `if (fs.existsSync(${JSON.stringify(join(dataDir, 'secret.txt'))})) process.exit(4);` +
+              "const tryOnce = () => { const c = require('net').connect(9222, '127.0.0.1');" +
+              "c.on('data', (d) => process.exit(String(d) === 'pong' ? 0 : 5)); c.on('error', () => setTimeout(tryOnce, 20)); };" +
+              'tryOnce();',
+          ),
+        },
+      ]),
+    );
+    const done = await finished('sidecar-layout');
+    assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status));
+    assert.deepEqual(done.status?.containerStatuses?.map((c) => c.state?.terminated?.exitCode), [0, 0]);
+  });
+
+  it('runs the cluster layout of a browser pod: Chromium as a sidecar container at 127.0.0.1:9222, the agent beside it', async () => {
+    const project = fixtureProject('runtime-suite');
+    const bundle = await bundleEntry({ entryPath: join(project, 'index.mts'), projectDir: project, outFile: join(dataDir, 'bundle.mjs'), runtimeModulesDir: defaultRuntimeModulesDir() });
+    const invocation = {
+      apiVersion: 'browserfn.dev/v1alpha1',
+      kind: 'Invocation',
+      metadata: { name: 'inv-1', namespace: 'default', uid: '00000000-0000-4000-8000-000000000001' },
+      spec: { functionName: 'echo', functionUid: 'f', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: {}, timeoutSeconds: 30, sessionId: 's' },
+    } as InvocationObject;
+    plane.addPod('default', 'inv-1-a1', {
+      input: { kind: 'invocation', invocationId: 'inv-1', functionName: 'echo', params: { value: 'from the sidecar pod' }, sessionId: 's', sessionConfig: {}, timeoutSeconds: 30, region: 'us-west-2' },
+      artifact: gzipSync(bundle.code),
+    });
+    const spec = browserPod(invocation, 1, { nodeName: NODE, controlUrl: plane.url, podTokenSecret: tokenSecret, image: 'browserfn:local', chromiumSidecar: true });
+    assert.deepEqual(spec.spec.containers.map((c) => c.name), ['chromium', 'agent']);
+    // No Invocation object here: without its owner the store would collect the pod at once.
+    await pods().create({ ...spec, metadata: { ...spec.metadata, ownerReferences: undefined } });
+    // What the controller does next: the pod's token in the Secret its env refers to (this test control plane checks it as is).
+    await cluster.resource(Kinds.Secret).create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: podTokenSecretName('inv-1-a1'), namespace: 'default' },
+      data: { [POD_TOKEN_KEY]: Buffer.from(plane.token).toString('base64') },
+    });
+    const done = await finished('inv-1-a1');
+    assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status));
+    const [report] = plane.reportsOf('default', 'inv-1-a1') as InvocationReport[];
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    assert.equal(report.results, 'from the sidecar pod');
+  });
+
+  it('gives build pods their own project\'s npm cache: another project sees none of it', async () => {
+    const build = { [Labels.role]: Roles.buildPod };
+    const write = node("require('fs').writeFileSync(process.env.BROWSERFN_NPM_CACHE + '/planted', 'x')");
+    const expect = (present: boolean) => node(`process.exit(require('fs').existsSync(process.env.BROWSERFN_NPM_CACHE + '/planted') === ${present} ? 0 : 1)`);
+    await pods().create(pod('build-a', [{ name: 'agent', command: write }], 'default', build));
+    assert.equal((await finished('build-a')).status?.phase, 'Succeeded');
+    await pods().create(pod('build-b', [{ name: 'agent', command: expect(false) }], 'other', build));
+    assert.equal((await finished('build-b', 'other')).status?.phase, 'Succeeded', 'the other project sees the planted file');
+    await pods().create(pod('build-a2', [{ name: 'agent', command: expect(true) }], 'default', build));
+    assert.equal((await finished('build-a2')).status?.phase, 'Succeeded', 'the project keeps its cache');
+  });
+
+  it('reports each container exit code', async () => {
+    await pods().create(pod('exit-codes', [{ name: 'ok', command: node('') }, { name: 'fails', command: node('process.exit(7)') }]));
+    const done = await finished('exit-codes');
+    assert.equal(done.status?.phase, 'Failed');
+    assert.deepEqual(done.status?.containerStatuses?.map((c) => c.state?.terminated?.exitCode), [0, 7]);
+  });
+
+  it('deleting a pod kills everything of it, detached processes too', async () => {
+    const marker = `${Date.now() % 100000}.123`;
+    await pods().create(
+      pod('long-running', [
+        { name: 'main', command: node(`require('child_process').spawn('sleep', ['${marker}'], { detached: true, stdio: 'ignore' }).unref(); setInterval(() => {}, 1000)`) },
+      ]),
+    );
+    await waitFor('the detached process to run', async () => (processesUnder(`sleep ${marker}`).length > 0 ? true : undefined), 30_000);
+    await pods().delete('default', 'long-running');
+    await waitFor('the pod object to go', async () => ((await pods().get('default', 'long-running')) ? undefined : true), 30_000);
+    await waitFor('the detached process to be gone', async () => (processesUnder(`sleep ${marker}`).length === 0 ? true : undefined), 5_000);
+    assert.deepEqual(processesUnder(join(dataDir, 'pods')), []);
+  });
+});

@@ -1,0 +1,46 @@
+// The pod sandbox's command line: every pasta forwarding explicit (its defaults would mirror host
+// loopback ports into the pod), the namespaces bwrap must create, and mounts as given.
+import assert from 'node:assert/strict';
+import { sandboxCommand } from '../../src/runtime/sandbox/pod-sandbox.js';
+
+const spec = {
+  forwardPorts: [3000],
+  mounts: [
+    { source: '/data/pods/p1/work', target: '/work', writable: true },
+    { source: '/srv/browserfn/dist', target: '/opt/browserfn/dist' },
+  ],
+  command: ['node', 'launcher.js'],
+};
+
+/** The values following each occurrence of `flag`. */
+function after(args: string[], flag: string, count = 1): string[][] {
+  return args.flatMap((arg, i) => (arg === flag ? [args.slice(i + 1, i + 1 + count)] : []));
+}
+
+describe('pod sandbox command', () => {
+  it('own network: pasta forwards only the given ports to the host, nothing inbound, no auto', () => {
+    const [file, args] = sandboxCommand({ ...spec, network: 'pasta' });
+    assert.equal(file, 'pasta');
+    const pasta = args.slice(0, args.indexOf('--'));
+    assert.deepEqual(after(pasta, '-T'), [['3000']]);
+    for (const flag of ['-t', '-u', '-U']) assert.deepEqual(after(pasta, flag), [['none']], flag);
+    assert.ok(pasta.includes('--no-map-gw'));
+    assert.equal(args[args.indexOf('--') + 1], 'bwrap');
+  });
+
+  it('no forwarded port: nothing of the host loopback at all', () => {
+    const [, args] = sandboxCommand({ ...spec, forwardPorts: [], network: 'pasta' });
+    assert.deepEqual(after(args.slice(0, args.indexOf('--')), '-T'), [['none']]);
+  });
+
+  it('bwrap: its own user, PID, IPC and UTS namespaces, no capabilities, dies with its parent; mounts as given', () => {
+    const [file, args] = sandboxCommand({ ...spec, network: 'host' });
+    assert.equal(file, 'bwrap', 'the host network opt-in runs without pasta');
+    for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session']) assert.ok(args.includes(flag), flag);
+    assert.deepEqual(after(args, '--cap-drop'), [['ALL']]);
+    assert.deepEqual(after(args, '--bind', 2), [['/data/pods/p1/work', '/work']]);
+    assert.ok(after(args, '--ro-bind', 2).some(([from, to]) => from === '/srv/browserfn/dist' && to === '/opt/browserfn/dist'));
+    assert.ok(!after(args, '--ro-bind', 2).some(([from]) => from === '/' || from === '/etc'), 'neither / nor all of /etc');
+    assert.deepEqual(args.slice(args.lastIndexOf('--') + 1), ['node', 'launcher.js']);
+  });
+});

@@ -67,7 +67,7 @@ module.exports = {
       severity: 'error',
       comment: 'The façade, controllers and use cases never load user code: they may not import the in-pod agents or the sandbox.',
       from: { path: '^src/(api|controller|cluster|functions|secrets|fetch)/' },
-      to: { path: '^src/(build|runtime/pod-agent|runtime/sandbox)/' },
+      to: { path: '^src/(build|runtime/pod-agent|runtime/agent-common|runtime/sandbox)/' },
     },
     {
       name: 'sdk-is-a-leaf',

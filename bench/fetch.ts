@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { createApp } from '../src/api/app.js';
 import { fetchRoutes } from '../src/api/routes/fetch.js';
+import { FetchService } from '../src/fetch/fetch-service.js';
+import { loadFetchSettings } from '../src/fetch/settings.js';
 import { loadSettings } from '../src/config/settings.js';
 import { createLogger } from '../src/config/logger.js';
 import { Metrics } from '../src/config/metrics.js';
@@ -60,10 +62,11 @@ async function throughputBench(): Promise<void> {
   const upstream = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
   const upstreamUrl = await listen(upstream);
   const dataDir = mkdtempSync(join(tmpdir(), 'bfn-fetch-bench-'));
-  const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEY: 'bench-key' } });
+  const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEY: 'bench-key', BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_MAX_CONCURRENT_PER_PROJECT: '64' } });
+  const fetchService = new FetchService(loadFetchSettings(settings.featureEnv.fetch));
   const app = createApp(
     { settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics: new Metrics() },
-    { routes: fetchRoutes({ env: { ...process.env, BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_MAX_CONCURRENT_PER_PROJECT: '64' } }) },
+    { routes: fetchRoutes({ service: fetchService }) },
   );
   const api = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => api.once('listening', resolve));
@@ -98,6 +101,7 @@ async function throughputBench(): Promise<void> {
     await Promise.all([direct.close(), client.close()]);
     api.closeAllConnections();
     api.close();
+    await fetchService.close();
     upstream.closeAllConnections();
     upstream.close();
     rmSync(dataDir, { recursive: true, force: true });

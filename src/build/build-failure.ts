@@ -15,6 +15,7 @@ export type BuildCauseCode =
   | 'INTROSPECTION_FAILED'
   | 'DUPLICATE_FUNCTION_NAME'
   | 'INVALID_FUNCTION_NAME'
+  | 'INVALID_PARAMETERS_SCHEMA'
   | 'INTERNAL_ERROR';
 
 export class BuildFailure extends Error {

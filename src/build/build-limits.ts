@@ -1,5 +1,5 @@
 // Limits of one build. Time limits can be changed through the environment (seconds).
-import { secondsFrom } from '../runtime/pod-agent/agent-settings.js';
+import { secondsFrom } from '../runtime/agent-common/agent-settings.js';
 
 export const ARCHIVE_LIMITS = {
   /** The uploaded archive.tar.gz. */

@@ -1,4 +1,4 @@
 // Entry of the build pod agent process.
-import { runBuildAgent } from './agent.js';
+import { runBuildAgent } from './build-agent.js';
 
 process.exit(await runBuildAgent(process.env));

@@ -2,6 +2,8 @@
 import { validateSessionConfig } from '../schemas/session-config.js';
 import { functionNameProblem } from '../sdk/function-name.js';
 import { BuildFailure } from './build-failure.js';
+import { compileParametersSchema } from '../schemas/parameters-schema.js';
+import { UnsupportedPatternError } from '../schemas/linear-regexp.js';
 import type { BuiltFunctionReport } from '../schemas/reports.js';
 import type { RawManifest } from './introspect.js';
 
@@ -43,6 +45,10 @@ function toBuiltFunction({ file, content }: RawManifest): BuiltFunctionReport {
   if (config.parametersSchema !== undefined) {
     if (!isRecord(config.parametersSchema)) {
       throw new BuildFailure('INTROSPECTION_FAILED', `The parametersSchema of Function "${name as string}" must be a JSON Schema object`);
+    }
+    const compiled = compileParametersSchema(config.parametersSchema);
+    if (compiled instanceof UnsupportedPatternError) {
+      throw new BuildFailure('INVALID_PARAMETERS_SCHEMA', `The parametersSchema of Function "${name as string}" cannot be checked: ${compiled.message}`);
     }
     built.parametersSchema = config.parametersSchema;
   }

@@ -30,6 +30,13 @@ export interface Settings {
   sandbox: 'auto' | 'bwrap' | 'off';
   /** A sandboxed pod's network: `pasta` (its own, outbound internet, only the control port of the host's loopback) or `host` (operator opt-in). */
   sandboxNetwork: 'pasta' | 'host';
+  /** Largest upload: the archive is kept in one ConfigMap (1 MiB in Kubernetes, base64 adds a third). */
+  maxArchiveBytes: number;
+  /**
+   * Variables each feature parses with its own code when the service starts (src/server): fetch's
+   * BROWSERFN_FETCH_*, and what build pods are given (their time limits and npm settings).
+   */
+  featureEnv: { fetch: Record<string, string>; buildPods: Record<string, string> };
   /** Signs per-pod tokens; BROWSERFN_POD_TOKEN_SECRET (shared by operator and API replicas) or made once in the data dir. */
   podTokenSecret: string;
 }
@@ -42,6 +49,19 @@ export interface SettingsInput {
 }
 
 const DEFAULT_PROJECT = 'default';
+
+/** Settings of the build agent (src/build: build-limits.ts, project-npmrc.ts, npm-settings.ts) that build pods get from the operator. */
+const BUILD_POD_VARIABLES = [
+  'BROWSERFN_BUILD_TIMEOUT_SECONDS',
+  'BROWSERFN_NPM_TIMEOUT_SECONDS',
+  'BROWSERFN_INTROSPECT_TIMEOUT_SECONDS',
+  'BROWSERFN_BUILD_NPMRC_ALLOW',
+  'BROWSERFN_NPM_GLOBALCONFIG',
+];
+
+function pick(env: NodeJS.ProcessEnv, wanted: (name: string) => boolean): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => wanted(entry[0]) && entry[1] !== undefined));
+}
 
 export function loadSettings(input: SettingsInput = {}): Settings {
   const env = input.env ?? process.env;
@@ -64,6 +84,8 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     controlUrl: env.BROWSERFN_CONTROL_URL,
     sandbox: oneOf(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOf(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
+    maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', 768 * 1024, 1024, 768 * 1024),
+    featureEnv: { fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')), buildPods: pick(env, (name) => BUILD_POD_VARIABLES.includes(name)) },
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
   };
 }

@@ -1,14 +1,15 @@
 // The invoke use case: spec 4.3 rules for sessionCreateParams, the params size and schema checks,
 // then an Invocation object that the controller turns into a browser pod.
 import { randomUUID } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { Kinds, ownerReferenceTo } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { conflict, invalid } from '../domain/errors.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
-import { linearRegExpAjvOptions, PatternBudgetError, UnsupportedPatternError, withPatternBudget } from '../schemas/linear-regexp.js';
+import { PatternBudgetError, UnsupportedPatternError, withPatternBudget } from '../schemas/linear-regexp.js';
+import { compileParametersSchema } from '../schemas/parameters-schema.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 
 export const MAX_PARAMS_BYTES = 64 * 1024;
@@ -29,8 +30,6 @@ export const invokeBodySchema = {
   },
 };
 
-// The schema's patterns run on the linear-time engine, on the API's thread.
-const paramsAjv = new Ajv({ allErrors: true, strict: false, ...linearRegExpAjvOptions });
 /** A compiled schema; null when ajv cannot compile it; an error when one of its patterns is refused. */
 const paramValidators = new Map<string, ValidateFunction | null | UnsupportedPatternError>();
 /** Pattern work one invoke may cost (instructions × characters): about 0.1 s at worst. */
@@ -88,13 +87,8 @@ function checkParams(versionId: string, schema: Record<string, unknown> | undefi
   if (!schema || Object.keys(schema).length === 0) return;
   let validate = paramValidators.get(versionId);
   if (validate === undefined) {
-    try {
-      validate = paramsAjv.compile(stripMetaSchema(schema));
-    } catch (err) {
-      // A pattern the engine refuses would go unchecked: refuse the invocation instead. Other schemas
-      // ajv cannot compile were accepted by the build: do not block invocations on them.
-      validate = err instanceof UnsupportedPatternError ? err : null;
-    }
+    // A pattern the engine refuses would go unchecked: such invocations are refused below.
+    validate = compileParametersSchema(schema);
     paramValidators.set(versionId, validate);
   }
   if (validate instanceof UnsupportedPatternError) {
@@ -112,10 +106,4 @@ function matchesWithinBudget(validate: ValidateFunction, params: unknown): boole
     if (err instanceof PatternBudgetError) throw invalid(`params are too large for the patterns of the Function's parameter schema: ${err.message}; send shorter strings`);
     throw err;
   }
-}
-
-/** zod's JSON Schema output names draft 2020-12, which this ajv instance does not load. */
-function stripMetaSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = schema;
-  return rest;
 }

@@ -5,7 +5,7 @@ import { chmodSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../runtime/node-agent/code-mounts.js';
-import type { NodeSandbox } from '../runtime/node-agent/agent.js';
+import type { NodeSandbox } from '../runtime/node-agent/node-agent.js';
 import { POD_UID_RANGE, runsAsRoot } from '../runtime/node-agent/pod-users.js';
 import { detectSandboxSupport, SANDBOX_INSTALL_HINT } from '../runtime/sandbox/sandbox-support.js';
 

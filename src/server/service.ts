@@ -14,6 +14,7 @@ import { functionRoutes, internalRoutes } from '../api/routes/index.js';
 import { fetchRoutes } from '../api/routes/fetch.js';
 import { FetchService } from '../fetch/fetch-service.js';
 import { loadFetchSettings } from '../fetch/settings.js';
+import { buildTimeLimits } from '../build/build-limits.js';
 import { secretRoutes } from '../api/routes/secrets/index.js';
 import type { RouteDefinition } from '../api/route.js';
 import type { ClusterPort } from '../cluster/port.js';
@@ -24,7 +25,7 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
-import { NodeAgent } from '../runtime/node-agent/agent.js';
+import { NodeAgent } from '../runtime/node-agent/node-agent.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 
 export interface ServiceOptions {
@@ -71,8 +72,10 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   let podIsolation: string | undefined;
   let ready = false;
 
-  const fetchService = options.api ? new FetchService(loadFetchSettings(process.env)) : undefined;
-  const routes: RouteDefinition[] = options.api ? [...functionRoutes, ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
+  // Feature settings are parsed here, at start, so a bad value stops the service with a clear message.
+  const fetchService = options.api ? new FetchService(loadFetchSettings(settings.featureEnv.fetch)) : undefined;
+  buildTimeLimits(settings.featureEnv.buildPods);
+  const routes: RouteDefinition[] = fetchService ? [...functionRoutes, ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   const server = createServer(app.callback());
   await listen(server, settings.port, settings.host);
@@ -122,6 +125,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
           podTokenSecret: settings.podTokenSecret,
           image: options.image,
           chromiumSidecar: options.backend === 'kube',
+          buildPodEnv: settings.featureEnv.buildPods,
         },
         maxConcurrentInvocations: settings.maxConcurrentInvocations,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,

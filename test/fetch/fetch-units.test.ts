@@ -2,7 +2,7 @@
 // body decoding, the markdown writer's guard against deep nesting, and linear conversion time.
 import assert from 'node:assert/strict';
 import { AddressPolicy } from '../../src/fetch/address-policy.js';
-import { normaliseAvailability, parseNumber } from '../../src/fetch/extract/normalise.js';
+import { normaliseAvailability, parseNumber } from '../../src/fetch/extract/coerce-value.js';
 import { decodeBody } from '../../src/fetch/body-decoding.js';
 import { htmlToMarkdown } from '../../src/fetch/convert/html-to-markdown.js';
 import { QuotaLedger } from '../../src/fetch/quota-ledger.js';

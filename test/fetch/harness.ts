@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createApp } from '../../src/api/app.js';
-import { fetchRoutes, type FetchRoutesOptions } from '../../src/api/routes/fetch.js';
+import { fetchRoutes } from '../../src/api/routes/fetch.js';
+import type { Resolver } from '../../src/fetch/guarded-connector.js';
 import { FetchService } from '../../src/fetch/fetch-service.js';
 import { loadFetchSettings } from '../../src/fetch/settings.js';
 import { loadSettings } from '../../src/config/settings.js';
@@ -27,7 +28,7 @@ export interface FetchApi {
 }
 
 /** The façade with fetchRoutes(), fetch settings from `env` (SSRF guard lifted unless env says otherwise). */
-export async function startFetchApi(env: NodeJS.ProcessEnv = {}, options: Omit<FetchRoutesOptions, 'env'> = {}): Promise<FetchApi> {
+export async function startFetchApi(env: NodeJS.ProcessEnv = {}, options: { resolve?: Resolver } = {}): Promise<FetchApi> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bfn-fetch-'));
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${API_KEY}:default,alpha-key:alpha,beta-key:beta`, ...env } });
   const metrics = new Metrics();

@@ -10,7 +10,7 @@ import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds } from '../../src/cluster/objects.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
 import { createLogger } from '../../src/config/logger.js';
-import { NodeAgent, type NodeSandbox } from '../../src/runtime/node-agent/agent.js';
+import { NodeAgent, type NodeSandbox } from '../../src/runtime/node-agent/node-agent.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/code-mounts.js';
 import { POD_UID_RANGE, runsAsRoot } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';

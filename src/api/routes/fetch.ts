@@ -3,20 +3,15 @@
 import { defineRoute, type RouteDefinition } from '../route.js';
 import { HttpError } from '../http-error.js';
 import { readJsonBody } from '../body.js';
-import { FetchService } from '../../fetch/fetch-service.js';
+import type { FetchService } from '../../fetch/fetch-service.js';
 import { FetchFailure } from '../../fetch/fetch-failure.js';
-import { FETCH_FORMATS, loadFetchSettings } from '../../fetch/settings.js';
-import type { Resolver } from '../../fetch/guarded-connector.js';
+import { FETCH_FORMATS } from '../../fetch/settings.js';
 
 const BODY_LIMIT = 1024 * 1024;
 
 export interface FetchRoutesOptions {
-  /** Environment to read BROWSERFN_FETCH_* from (default process.env). */
-  env?: NodeJS.ProcessEnv;
-  /** DNS resolution override (tests). */
-  resolve?: Resolver;
-  /** The fetch service to serve; its owner closes it (its worker threads and connections). Made from `env` otherwise. */
-  service?: FetchService;
+  /** The fetch service to serve, made from the settings parsed at start; its owner closes it (worker threads, connections). */
+  service: FetchService;
 }
 
 const fetchResultSchema = {
@@ -52,8 +47,7 @@ const errorSchema = {
   properties: { statusCode: { type: 'integer' }, error: { type: 'string' }, message: { type: 'string' }, id: { type: 'string' } },
 };
 
-export function fetchRoutes(options: FetchRoutesOptions = {}): RouteDefinition[] {
-  const service = options.service ?? new FetchService(loadFetchSettings(options.env ?? process.env), { resolve: options.resolve });
+export function fetchRoutes({ service }: FetchRoutesOptions): RouteDefinition[] {
   const route = defineRoute({
     method: 'post',
     path: '/v1/fetch',

@@ -9,14 +9,14 @@ export function registerAgentCommands(program: Command): void {
     .command('pod-agent', { hidden: true })
     .description('Run one invocation in a browser pod')
     .action(async () => {
-      const { runPodAgent } = await import('../../runtime/pod-agent/agent.js');
+      const { runPodAgent } = await import('../../runtime/pod-agent/pod-agent.js');
       process.exit(await runPodAgent(process.env));
     });
   program
     .command('build-agent', { hidden: true })
     .description('Run one build in a build pod')
     .action(async () => {
-      const { runBuildAgent } = await import('../../build/agent.js');
+      const { runBuildAgent } = await import('../../build/build-agent.js');
       process.exit(await runBuildAgent(process.env));
     });
 }

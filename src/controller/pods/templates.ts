@@ -15,6 +15,8 @@ export interface PodTemplateSettings {
   /** Signs pod tokens (the reconcilers put each pod's token in its token Secret). */
   podTokenSecret: string;
   image: string;
+  /** Variables build pods get (the build agent's time limits and npm settings, as the operator set them). */
+  buildPodEnv?: Record<string, string>;
   /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
   chromiumSidecar?: boolean;
 }
@@ -50,7 +52,8 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
 }
 
 export function buildPod(build: BuildObject, settings: PodTemplateSettings): PodObject {
-  return podFor(build, buildPodName(build), 'build-agent', Roles.buildPod, 15 * 60, settings, [], {
+  const env = Object.entries(settings.buildPodEnv ?? {}).map(([name, value]) => ({ name, value }));
+  return podFor(build, buildPodName(build), 'build-agent', Roles.buildPod, 15 * 60, settings, env, {
     [Labels.buildName]: build.metadata.name,
   }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
 }

@@ -4,7 +4,7 @@ import { textToMarkdown } from './text-to-markdown.js';
 import { parseHtml } from './dom.js';
 import { extractBySchema, extractFromJson } from '../extract/schema-extractor.js';
 import { isHtmlMime } from '../body-decoding.js';
-import type { ValueSchema } from '../extract/normalise.js';
+import type { ValueSchema } from '../extract/coerce-value.js';
 import { compileCallerSchema } from '../caller-schema.js';
 import type { ErrorObject } from 'ajv';
 

@@ -19,7 +19,7 @@ import { cleanPage } from '../convert/main-content.js';
 import { absoluteImage, documentBase, imageSource } from '../convert/urls.js';
 import { collectStructuredData, typesOf, type Entity, type StructuredData } from './structured-data.js';
 import { compactName, profileProperty, type PropertyProfile } from './property-names.js';
-import { normaliseScalar, parseNumber, schemaTypes, type ValueSchema } from './normalise.js';
+import { normaliseScalar, parseNumber, schemaTypes, type ValueSchema } from './coerce-value.js';
 import { HINT_KEYWORD, applyRegex, parseHint } from './extraction-hint.js';
 import { elementValue, scopeOf, type PageScope } from './page-scope.js';
 

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { sandboxCommand, type PodSandboxSpec } from '../sandbox/pod-sandbox.js';
+import { signalProcessGroup } from '../sandbox/process-group.js';
 import { TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
 
 export interface PodProcesses {
@@ -87,10 +88,5 @@ function exitCodeOf(child: ChildProcess, onOutput: OnOutput, event: 'exit' | 'cl
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
+  if (child.pid !== undefined) signalProcessGroup(child.pid, signal);
 }

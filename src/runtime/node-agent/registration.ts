@@ -1,7 +1,8 @@
 // The node agent registers itself as a Node and keeps its Ready condition fresh, as a kubelet
 // does, so `kubectl get nodes` shows where browser pods run and when that node stopped.
 import { Kinds, type KubeObject } from '../../cluster/objects.js';
-import { isAlreadyExists, isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { retryOnConflict } from '../../cluster/retry.js';
 import type { Logger } from '../../config/logger.js';
 
 const HEARTBEAT_MS = 20_000;
@@ -39,39 +40,37 @@ export class NodeRegistration {
 
   private async report(ready: boolean): Promise<void> {
     const nodes = this.cluster.resource(Kinds.Node);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const node = await nodes.get(undefined, this.nodeName);
-        if (!node) return;
-        const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-        const previous = ((node.status as { conditions?: { type: string; status: string; lastTransitionTime?: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
-        const status = ready ? 'True' : 'False';
-        const updated: KubeObject = {
-          ...node,
-          status: {
-            ...(node.status as object),
-            conditions: [
-              {
-                type: 'Ready',
-                status,
-                reason: ready ? 'NodeAgentReady' : 'NodeAgentStopped',
-                message: ready ? 'browserfn node agent is running pods' : 'browserfn node agent stopped',
-                lastHeartbeatTime: now,
-                lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : now,
-              },
-            ],
-            nodeInfo: { kubeletVersion: 'browserfn-node-agent', operatingSystem: process.platform, architecture: process.arch },
-          },
-        };
-        await nodes.updateStatus(updated);
-        return;
-      } catch (err) {
-        if (isNotFound(err)) return;
-        if (!isConflict(err)) {
-          this.log.warn({ err: (err as Error).message }, 'node heartbeat failed');
-          return;
-        }
-      }
+    try {
+      await retryOnConflict(
+        async () => {
+          const node = await nodes.get(undefined, this.nodeName);
+          if (!node) return;
+          const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+          const previous = ((node.status as { conditions?: { type: string; status: string; lastTransitionTime?: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+          const status = ready ? 'True' : 'False';
+          const updated: KubeObject = {
+            ...node,
+            status: {
+              ...(node.status as object),
+              conditions: [
+                {
+                  type: 'Ready',
+                  status,
+                  reason: ready ? 'NodeAgentReady' : 'NodeAgentStopped',
+                  message: ready ? 'browserfn node agent is running pods' : 'browserfn node agent stopped',
+                  lastHeartbeatTime: now,
+                  lastTransitionTime: previous?.status === status ? previous.lastTransitionTime : now,
+                },
+              ],
+              nodeInfo: { kubeletVersion: 'browserfn-node-agent', operatingSystem: process.platform, architecture: process.arch },
+            },
+          };
+          await nodes.updateStatus(updated);
+        },
+        { retries: 2 },
+      );
+    } catch (err) {
+      if (!isNotFound(err)) this.log.warn({ err: (err as Error).message }, 'node heartbeat failed');
     }
   }
 }

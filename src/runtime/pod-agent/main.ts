@@ -1,4 +1,4 @@
 // Entry of the browser pod agent process.
-import { runPodAgent } from './agent.js';
+import { runPodAgent } from './pod-agent.js';
 
 process.exit(await runPodAgent(process.env));

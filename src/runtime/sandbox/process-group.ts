@@ -1,7 +1,7 @@
 // Children that run untrusted or heavy code (user bundles, Chromium, npm) start `detached`, so each
 // leads its own process group and one signal to `-pid` reaches everything it spawned.
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
@@ -81,6 +81,37 @@ export function groupMembers(pgid: number): number[] {
     }
   }
   return members;
+}
+
+/**
+ * Kills every process whose working directory is under `dir` or whose command line names it: what
+ * a pod left behind should its agent have died without cleaning up.
+ */
+export function killProcessesUnder(dir: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cwd = readlinkOrEmpty(`/proc/${entry}/cwd`);
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cwd === dir || cwd.startsWith(dir + '/') || cmdline.includes(dir)) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // exited meanwhile, or not ours to read
+    }
+  }
+}
+
+function readlinkOrEmpty(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
 }
 
 export function describeExit(status: ExitStatus): string {

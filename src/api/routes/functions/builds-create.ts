@@ -4,9 +4,6 @@ import { HttpError } from '../../http-error.js';
 import { createBuild, parseBuildMetadata } from '../../../functions/builds.js';
 import { buildView } from '../../../functions/views.js';
 
-/** The archive is stored in one ConfigMap (1 MiB in Kubernetes, base64 adds a third). */
-export const MAX_ARCHIVE_BYTES = Number(process.env.BROWSERFN_MAX_ARCHIVE_BYTES ?? 768 * 1024);
-
 export default defineRoute({
   method: 'post',
   path: '/v1/functions/builds',
@@ -15,7 +12,7 @@ export default defineRoute({
   tags: ['functions'],
   responses: { 201: { description: 'The build, PENDING' }, 400: { description: 'Bad upload' }, 413: { description: 'Archive too large' } },
   async handle(ctx, _input, deps) {
-    const { metadata, archive } = await readUpload(ctx);
+    const { metadata, archive } = await readUpload(ctx, deps.settings.maxArchiveBytes);
     const request = parseBuildMetadata(metadata);
     if (!archive || archive.length === 0) throw new HttpError(400, 'Missing the "archive" file part: a .tar.gz of the project');
     if (archive[0] !== 0x1f || archive[1] !== 0x8b) throw new HttpError(400, 'The "archive" part must be gzip-compressed (archive.tar.gz)');
@@ -25,7 +22,7 @@ export default defineRoute({
   },
 });
 
-function readUpload(ctx: RouteContext): Promise<{ metadata?: string; archive?: Buffer }> {
+function readUpload(ctx: RouteContext, maxArchiveBytes: number): Promise<{ metadata?: string; archive?: Buffer }> {
   if (!ctx.is('multipart/form-data')) {
     throw new HttpError(415, 'Send multipart/form-data with a "metadata" field and an "archive" file');
   }
@@ -33,7 +30,7 @@ function readUpload(ctx: RouteContext): Promise<{ metadata?: string; archive?: B
     const result: { metadata?: string; archive?: Buffer } = {};
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { fileSize: MAX_ARCHIVE_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024 } });
+      parser = busboy({ headers: ctx.req.headers, limits: { fileSize: maxArchiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } });
     } catch (err) {
       reject(new HttpError(400, `Malformed multipart body: ${(err as Error).message}`));
       return;
@@ -48,7 +45,7 @@ function readUpload(ctx: RouteContext): Promise<{ metadata?: string; archive?: B
       }
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => reject(new HttpError(413, `The archive exceeds ${MAX_ARCHIVE_BYTES} bytes; leave node_modules, build output and data files out of the project folder`)));
+      stream.on('limit', () => reject(new HttpError(413, `The archive exceeds ${maxArchiveBytes} bytes; leave node_modules, build output and data files out of the project folder`)));
       stream.on('end', () => {
         result.archive = Buffer.concat(chunks);
       });

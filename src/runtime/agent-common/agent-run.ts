@@ -1,7 +1,7 @@
 // What the pod and build agents share: run once, stop early on SIGTERM, deliver the report.
 // Exit code 0 when the report was delivered (whatever the outcome), 1 when it could not be.
-import type { Logger } from '../config/logger.js';
-import type { PodReport } from '../schemas/reports.js';
+import type { Logger } from '../../config/logger.js';
+import type { PodReport } from '../../schemas/reports.js';
 
 export interface AgentRun<R extends PodReport> {
   execute(): Promise<R>;

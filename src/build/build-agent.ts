@@ -1,9 +1,9 @@
 // The build pod agent: runs exactly one build and reports it. Exit code 0 when the report was
 // delivered (whatever the build's outcome), 1 when it could not be, 2 on bad settings.
 import { createLogger } from '../config/logger.js';
-import { readAgentSettings, type AgentSettings } from '../runtime/pod-agent/agent-settings.js';
-import { runAndReport } from '../runtime/agent-run.js';
-import { ControlPlaneClient } from '../runtime/pod-agent/control-plane-client.js';
+import { readAgentSettings, type AgentSettings } from '../runtime/agent-common/agent-settings.js';
+import { runAndReport } from '../runtime/agent-common/agent-run.js';
+import { ControlPlaneClient } from '../runtime/agent-common/control-plane-client.js';
 import { buildTimeLimits, type BuildTimeLimits } from './build-limits.js';
 import { BuildRun } from './build-run.js';
 

@@ -4,9 +4,9 @@ import { createLogger } from '../../config/logger.js';
 import type { BrowserProvider } from '../chromium/browser-provider.js';
 import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
 import { SidecarChromiumProvider } from '../chromium/sidecar-chromium-provider.js';
-import { readAgentSettings, type AgentSettings } from './agent-settings.js';
-import { runAndReport } from '../agent-run.js';
-import { ControlPlaneClient } from './control-plane-client.js';
+import { readAgentSettings, type AgentSettings } from '../agent-common/agent-settings.js';
+import { runAndReport } from '../agent-common/agent-run.js';
+import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { InvocationRun } from './invocation-run.js';
 
 export interface PodAgentDependencies {

@@ -2,12 +2,13 @@
 // its node — each in a sandbox of its own (bubblewrap + pasta) where that works, else as local
 // process groups — reports their phase, and kills everything of a pod when the pod is deleted or
 // the agent stops, so no Chromium or user process outlives its pod.
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Kinds } from '../../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { retryOnConflict } from '../../cluster/retry.js';
 import type { Logger } from '../../config/logger.js';
 import { Informer, objectKey } from '../../controller/runtime/informer.js';
 import type { Container, PodObject, PodStatus } from '../../schemas/pod.js';
@@ -16,6 +17,7 @@ import type { SandboxMount, SandboxNetwork } from '../sandbox/pod-sandbox.js';
 import type { CodeMounts } from './code-mounts.js';
 import type { LaunchedContainer } from './pod-launcher.js';
 import { startProcessGroups, startSandboxedPod, type PodProcesses } from './pod-processes.js';
+import { killProcessesUnder } from '../sandbox/process-group.js';
 import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
 import { NodeRegistration } from './registration.js';
 import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
@@ -188,7 +190,7 @@ export class NodeAgent {
     void local.exited.then(async (codes) => {
       this.finished.add(pod.metadata.uid ?? '');
       this.local.delete(key);
-      killStragglers(dir);
+      killProcessesUnder(dir);
       rmSync(dir, { recursive: true, force: true });
       if (uid !== undefined) this.uids.release(uid);
       if (local.stopping) return;
@@ -269,7 +271,7 @@ export class NodeAgent {
     await local.exited;
     clearTimeout(timer);
     local.processes?.kill();
-    killStragglers(local.dir);
+    killProcessesUnder(local.dir);
   }
 
   /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */
@@ -287,22 +289,25 @@ export class NodeAgent {
     return command;
   }
 
+  /** Writes the pod's status on the stored pod, as long as it is still this pod (same uid). */
   private async setStatus(pod: PodObject, status: PodStatus): Promise<void> {
     const pods = this.options.cluster.resource<PodObject>(Kinds.Pod);
     let current: PodObject | undefined = pod;
-    for (let attempt = 0; attempt < 5 && current; attempt++) {
-      try {
-        await pods.updateStatus({ ...current, status: { ...status } });
-        return;
-      } catch (err) {
-        if (isNotFound(err)) return;
-        if (!isConflict(err)) {
-          this.options.log.warn({ pod: pod.metadata.name, err: (err as Error).message }, 'pod status update failed');
-          return;
-        }
-        current = await pods.get(pod.metadata.namespace, pod.metadata.name);
-        if (current?.metadata.uid !== pod.metadata.uid) return;
-      }
+    try {
+      await retryOnConflict(
+        async () => {
+          if (!current || current.metadata.uid !== pod.metadata.uid) return;
+          try {
+            await pods.updateStatus({ ...current, status: { ...status } });
+          } catch (err) {
+            if (isConflict(err)) current = await pods.get(pod.metadata.namespace, pod.metadata.name);
+            throw err;
+          }
+        },
+        { retries: 4 },
+      );
+    } catch (err) {
+      if (!isNotFound(err)) this.options.log.warn({ pod: pod.metadata.name, err: (err as Error).message }, 'pod status update failed');
     }
   }
 }
@@ -316,37 +321,6 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/**
- * The agent puts Chromium and user code in process groups of their own; should the agent die
- * without cleaning up, anything still running from the pod's folder is killed here.
- */
-function killStragglers(podDir: string): void {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const cwd = safeReadlink(`/proc/${entry}/cwd`);
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cwd.startsWith(podDir) || cmdline.includes(podDir)) process.kill(Number(entry), 'SIGKILL');
-    } catch {
-      // exited meanwhile, or not ours to read
-    }
-  }
-}
-
-function safeReadlink(path: string): string {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return '';
-  }
 }
 
 function lastLines(output: string[]): string {

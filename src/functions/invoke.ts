@@ -1,4 +1,4 @@
-// The invoke use case: spec 4.3 rules for sessionCreateParams, the params size and schema checks,
+// The invoke use case: the public API's rules for sessionCreateParams, the params size and schema checks,
 // then an Invocation object that the controller turns into a browser pod.
 import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
@@ -46,7 +46,7 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
 
   const overrides = request.sessionCreateParams ?? {};
   for (const field of PER_INVOCATION_FORBIDDEN) {
-    if (field in overrides) throw invalid(`sessionCreateParams.${field} cannot be set per invocation (spec 4.3 rule 3); set it in the Function's sessionConfig instead`);
+    if (field in overrides) throw invalid(`sessionCreateParams.${field} cannot be set per invocation; set it in the Function's sessionConfig instead`);
   }
   if ('timeout' in overrides) {
     const t = overrides.timeout;

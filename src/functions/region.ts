@@ -1,2 +1,2 @@
-/** Functions run only in this region (spec section 1). */
+/** Functions run only in this region (the public API knows one region). */
 export const REGION = 'us-west-2';

@@ -1,4 +1,4 @@
-// How objects look on the wire (wire-compat.md shapes), derived from the stored objects.
+// How objects look on the wire (the shapes the public clients read), derived from the stored objects.
 import type { KubeObject } from '../cluster/objects.js';
 import type { BuildObject, FunctionObject, FunctionVersionSpec, InvocationObject } from '../schemas/resources.js';
 import { BUILD_TIMEOUT_MS, POD_GRACE_SECONDS } from '../schemas/deadlines.js';

@@ -1,4 +1,4 @@
-// The query of the secret listings (spec 4.1): startAt/endAt (RFC 3339, inclusive), limit (1-1000,
+// The query of the secret listings, as the public API defines it: startAt/endAt (RFC 3339, inclusive), limit (1-1000,
 // default 20) and cursor. The route schema validates types first; this adds what JSON Schema with
 // type coercion cannot say.
 import { invalid } from '../domain/errors.js';

@@ -1,4 +1,4 @@
-// GET /v1/functions/{id}/secrets exactly as spec 4.1, 7 and 8 say.
+// GET /v1/functions/{id}/secrets exactly as the public API defines it (README: API overview).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { KEYS, PROJECTS, putSecretAt, setAttached, startHarness, type Harness } from './harness.js';
@@ -8,7 +8,7 @@ import type { SecretMeta } from '../../src/secrets/objects.js';
 const T0 = Date.parse('2025-03-01T10:00:00.000Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-describe('GET /v1/functions/{id}/secrets (spec 4.1)', function () {
+describe('GET /v1/functions/{id}/secrets ', function () {
   let h: Harness;
   let fn: FunctionObject;
   /** Attached to fn, created at T0 + i ms for i in 0..24 (so the same second, distinct ms). */

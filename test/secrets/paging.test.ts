@@ -1,5 +1,5 @@
 // Paging through 2,500 secrets with limit 1000, while secrets are being added: nothing is skipped
-// or repeated, in the project listing and in the Function listing (spec 4.1).
+// or repeated, in the project listing and in the Function listing (src/secrets/list-query.ts).
 import assert from 'node:assert/strict';
 import { PROJECTS, putSecretAt, setAttached, startHarness, type Harness } from './harness.js';
 import { createSecret, listSecrets } from '../../src/secrets/store.js';

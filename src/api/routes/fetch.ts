@@ -1,4 +1,4 @@
-// POST /v1/fetch (spec 4.5): a page as raw body, markdown or schema-shaped JSON.
+// POST /v1/fetch (docs/fetch.md): a page as raw body, markdown or schema-shaped JSON.
 // The body is validated inside the handler so that every error, 400s included, carries the fetch id.
 import { defineRoute, type RouteDefinition } from '../route.js';
 import { HttpError } from '../http-error.js';

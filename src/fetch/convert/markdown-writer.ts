@@ -1,5 +1,5 @@
 // DOM → GitHub-flavoured markdown in one pass. Output is collected in arrays and joined once, so
-// the cost is linear in the page (node-html-markdown re-reads its output per node: quadratic).
+// the cost is linear in the page (node-html-markdown re-reads its output per node: quadratic; figures in docs/fetch.md).
 // Nesting deeper than MAX_DEPTH is flattened to plain text: bounded recursion, bounded indentation.
 import { childrenOf, findFirst, isElement, isText, textOf, type AnyNode, type Element } from './dom.js';
 import { absoluteImage, absoluteLink, imageSource } from './urls.js';

@@ -1,4 +1,4 @@
-// GET /v1/functions/{id}/secrets — spec 4.1 (Functions_listSecrets): the secrets attached to a
+// GET /v1/functions/{id}/secrets — the public API's Functions_listSecrets: the secrets attached to a
 // Function, metadata only, filtered by the secrets' creation time and paged by cursor.
 import { defineRoute } from '../../route.js';
 import { getFunctionById } from '../../../functions/lookup.js';

@@ -1,4 +1,4 @@
-// GET /v1/secrets — the project's secrets, metadata only, with the paging rules of spec 4.1.
+// GET /v1/secrets — the project's secrets, metadata only, with the paging rules of src/secrets/list-query.ts.
 import { defineRoute } from '../../route.js';
 import { listQuerySchema, parseListQuery, type ListQuery } from '../../../secrets/list-query.js';
 import { listSecretsPage } from '../../../secrets/listing.js';

@@ -39,7 +39,13 @@ describe('functions end to end on a real kube-apiserver', function () {
   const nodeName = `node-${project}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-kube-e2e-'));
   const apiKey = `key-${randomBytes(8).toString('hex')}`;
-  const env = { BROWSERFN_API_KEYS: `${apiKey}:${project}`, BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'), BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache') };
+  // Pods stay sandboxed, on the host's network: the hold server listens on 127.0.0.1 (see test/support/service.ts).
+  const env = {
+    BROWSERFN_API_KEYS: `${apiKey}:${project}`,
+    BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'),
+    BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'),
+    BROWSERFN_SANDBOX_NETWORK: 'host',
+  };
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const running: RunningService[] = [];
   let api: RunningService;

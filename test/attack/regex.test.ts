@@ -36,27 +36,22 @@ describe('attack: catastrophic user regular expressions', function () {
   this.timeout(240_000);
   let svc: TestService;
   let upstream: Upstream;
-  const savedCidrs = process.env.BROWSERFN_FETCH_ALLOW_CIDRS;
 
   before(async () => {
-    // The fetch routes read process.env; lift the SSRF guard for loopback only, where the test page lives.
-    process.env.BROWSERFN_FETCH_ALLOW_CIDRS = '127.0.0.0/8';
-    svc = await startTestService();
+    // The SSRF guard lifted for loopback only, where the test page lives.
+    svc = await startTestService({ BROWSERFN_FETCH_ALLOW_CIDRS: '127.0.0.0/8' });
     upstream = await startUpstream((req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end(`<html><head><title>t</title></head><body><h1>${EVIL_INPUT}</h1><p>text</p></body></html>`);
     });
   });
   after(async () => {
-    if (savedCidrs === undefined) delete process.env.BROWSERFN_FETCH_ALLOW_CIDRS;
-    else process.env.BROWSERFN_FETCH_ALLOW_CIDRS = savedCidrs;
     await upstream?.close();
     await svc?.stop();
   });
 
   describe('at invoke (parameter schemas)', () => {
     let evilId: string;
-    let refusedId: string;
     let manyId: string;
     before(async () => {
       // Each pattern is within bounds; together they would take seconds on 60 KB: the budget stops them.
@@ -66,9 +61,6 @@ describe('attack: catastrophic user regular expressions', function () {
       const evil = await publish(svc, project('evil-pattern', { type: 'object', properties: { s: { type: 'string', pattern: EVIL }, k: { type: 'object', patternProperties: { '^(b+)+$': { type: 'string' } } } } }));
       assert.equal(evil.status, 'COMPLETED', JSON.stringify(evil.cause));
       evilId = evil.builtFunctions![0].id;
-      const refused = await publish(svc, project('backreference', { type: 'object', properties: { s: { type: 'string', pattern: '^(a)\\1$' } } }));
-      assert.equal(refused.status, 'COMPLETED', JSON.stringify(refused.cause));
-      refusedId = refused.builtFunctions![0].id;
     });
 
     it('a catastrophic pattern answers its 400 at once, and /healthz answers meanwhile', async () => {
@@ -97,10 +89,11 @@ describe('attack: catastrophic user regular expressions', function () {
       assert.equal(response.status, 202, JSON.stringify(response.body));
     });
 
-    it('a schema with a backreference is refused with a 400 naming the pattern and why', async () => {
-      const response = await svc.request('POST', `/v1/functions/${refusedId}/invoke`, { params: { s: 'aa' } });
-      assert.equal(response.status, 400);
-      assert.match(response.body.message, /parameter schema cannot be checked: pattern "\^\(a\)\\\\1\$" uses a backreference/);
+    it('a parameter schema with a backreference fails the build, naming the Function, the pattern and why', async () => {
+      const refused = await publish(svc, project('backreference', { type: 'object', properties: { s: { type: 'string', pattern: '^(a)\\1$' } } }));
+      assert.equal(refused.status, 'FAILED');
+      assert.equal(refused.cause?.code, 'INVALID_PARAMETERS_SCHEMA');
+      assert.match(refused.cause?.message ?? '', /Function "backreference" cannot be checked: pattern "\^\(a\)\\\\1\$" uses a backreference/);
     });
   });
 

@@ -1,6 +1,6 @@
 // Pure functions from a Build or Invocation to the Pod that runs it. One container runs the
 // agent (which starts Chromium or the build); user code only ever runs inside these pods.
-import { ownerReferenceTo } from '../../cluster/objects.js';
+import { Kinds, newObject, ownerReferenceTo } from '../../cluster/objects.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
@@ -70,10 +70,7 @@ function podFor(
   resources: Container['resources'],
 ): PodObject {
   const namespace = owner.metadata.namespace!;
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, labels: { ...labels, [Labels.role]: role }, ownerReferences: [ownerReferenceTo(owner)] },
+  return newObject<PodObject>(Kinds.Pod, { name, namespace, labels: { ...labels, [Labels.role]: role }, ownerReferences: [ownerReferenceTo(owner)] }, {
     spec: {
       nodeName: settings.nodeName,
       restartPolicy: 'Never',
@@ -102,5 +99,5 @@ function podFor(
       ],
       volumes: [{ name: 'work', emptyDir: {} }],
     },
-  };
+  });
 }

@@ -1,6 +1,6 @@
 // The node agent registers itself as a Node and keeps its Ready condition fresh, as a kubelet
 // does, so `kubectl get nodes` shows where browser pods run and when that node stopped.
-import { Kinds, type KubeObject } from '../../cluster/objects.js';
+import { Kinds, newObject, type KubeObject } from '../../cluster/objects.js';
 import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import { retryOnConflict } from '../../cluster/retry.js';
 import type { Logger } from '../../config/logger.js';
@@ -19,12 +19,7 @@ export class NodeRegistration {
   async start(): Promise<void> {
     const nodes = this.cluster.resource(Kinds.Node);
     try {
-      await nodes.create({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName, 'browserfn.dev/node-agent': 'true' } },
-        spec: {},
-      });
+      await nodes.create(newObject(Kinds.Node, { name: this.nodeName, labels: { 'kubernetes.io/hostname': this.nodeName, 'browserfn.dev/node-agent': 'true' } }, { spec: {} }));
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }

@@ -8,8 +8,8 @@ import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Plugin } from 'esbuild';
 
-/** Marks the plugin's own nested resolve calls, which it must not check again. */
-const RESOLVING = { browserfnContainment: true };
+/** Marks the plugins' own nested resolve calls, which must not be checked again. */
+export const RESOLVING = { browserfnContainment: true };
 
 export function containmentPlugin(allowedRoots: string[], displayRoot: string): Plugin {
   const roots = allowedRoots.map(realPathOf);

@@ -8,9 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { build, type BuildFailure as EsbuildFailure, type Message, type Plugin } from 'esbuild';
 import { runtimeProvidesPackage } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
+import { coreAliasPlugin } from './bundle-aliases.js';
 import { containmentPlugin, isAllowedFile } from './bundle-containment.js';
+import { optionalRequirePlugin } from './bundle-optional-require.js';
 
-export const RUNTIME_PROVIDED_PACKAGES = ['playwright-core', 'playwright', 'puppeteer-core', 'puppeteer', 'chrome-remote-interface'];
+// `playwright` and `puppeteer` become their -core packages (bundle-aliases.ts).
+export const RUNTIME_PROVIDED_PACKAGES = ['playwright-core', 'puppeteer-core', 'chrome-remote-interface'];
 
 export const SDK_ENTRY_PATH = fileURLToPath(new URL('../sdk/index.js', import.meta.url));
 
@@ -68,7 +71,7 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
       logLevel: 'silent',
       banner: { js: COMMONJS_BANNER },
       external: RUNTIME_PROVIDED_PACKAGES,
-      plugins: [containmentPlugin(allowedRoots, request.projectDir), sdkPlugin],
+      plugins: [coreAliasPlugin(request.runtimeModulesDir), optionalRequirePlugin(), containmentPlugin(allowedRoots, request.projectDir), sdkPlugin],
     });
   } catch (error) {
     const errors = (error as EsbuildFailure).errors;

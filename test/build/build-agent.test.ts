@@ -142,8 +142,11 @@ describe('build agent', function () {
   });
 
   it('fails with BUNDLE_FAILED when the code imports a browser package the runtime does not provide', async () => {
+    // A runtime image with puppeteer-core only; `playwright` means its playwright-core.
+    const runtimeModules = scratchProject({ 'puppeteer-core/package.json': '{"name":"puppeteer-core"}' });
     const dir = scratchProject({ 'index.mts': "import { chromium } from 'playwright';\nimport { defineFn } from 'browserfn';\ndefineFn('x', async () => chromium.name());\n" });
-    assertFailed(await buildProject(dir), 'BUNDLE_FAILED', /imports "playwright", which the Function runtime does not provide.*playwright-core/);
+    const report = await buildArchive(await archiveProject(dir), 'index.mts', { BROWSERFN_RUNTIME_MODULES: runtimeModules });
+    assertFailed(report, 'BUNDLE_FAILED', /imports "playwright-core", which the Function runtime does not provide\. Use one of the provided packages instead: puppeteer-core\./);
   });
 
   it('stops an entry that never finishes importing: TIMED_OUT at the introspection limit, "terminated" on SIGTERM', async () => {

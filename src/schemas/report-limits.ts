@@ -1,7 +1,7 @@
 // Size caps on what a pod reports and the control plane keeps: an invocation's outcome and a build's
 // output must each fit one Kubernetes ConfigMap (1 MiB). Pods fit their reports to these caps before
 // sending, and the façade refuses anything larger before reading it, so both sides share them here.
-import type { InvocationReport } from './reports.js';
+import type { InvocationReport, LogEntry, SessionLogEntry } from './reports.js';
 
 export const OUTCOME_LIMITS = {
   resultsBytes: 512 * 1024,
@@ -44,8 +44,24 @@ export function capResults(report: InvocationReport): InvocationReport {
   };
 }
 
-/** Keeps the newest entries that fit, with a first entry saying how many were dropped. */
-export function capLogs<T>(entries: T[], limitBytes: number): (T | { level: string; message: string; timestamp: string })[] {
+/** Keeps the newest console log entries that fit, with a first entry saying how many were dropped. */
+export function capLogs(entries: LogEntry[], limitBytes: number): LogEntry[] {
+  return capEntries(entries, limitBytes, (dropped) => ({ level: 'warn', message: `[${dropped} earlier log entries dropped: logs are limited to ${limitBytes} bytes]`, timestamp: new Date().toISOString() }));
+}
+
+/** Keeps the newest recorded session events that fit; the first entry, an event of its own, says how many were dropped. */
+export function capSessionLogs(entries: SessionLogEntry[], limitBytes: number): SessionLogEntry[] {
+  return capEntries(entries, limitBytes, (dropped) => ({
+    method: SESSION_LOG_DROPPED_METHOD,
+    timestamp: Date.now(),
+    params: { dropped, message: `${dropped} earlier session events dropped: the recorded session is limited to ${limitBytes} bytes` },
+  }));
+}
+
+/** The method of the marker event that stands for session events cut by the size cap. */
+export const SESSION_LOG_DROPPED_METHOD = 'browserfn.eventsDropped';
+
+function capEntries<T>(entries: T[], limitBytes: number, marker: (dropped: number) => T): T[] {
   let size = 0;
   let keepFrom = entries.length;
   while (keepFrom > 0) {
@@ -55,5 +71,5 @@ export function capLogs<T>(entries: T[], limitBytes: number): (T | { level: stri
     keepFrom -= 1;
   }
   if (keepFrom === 0) return entries;
-  return [{ level: 'warn', message: `[${keepFrom} earlier log entries dropped: logs are limited to ${limitBytes} bytes]`, timestamp: new Date().toISOString() }, ...entries.slice(keepFrom)];
+  return [marker(keepFrom), ...entries.slice(keepFrom)];
 }

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { deterministicUuid, functionObjectName } from '../../src/functions/naming.js';
-import { capLogs, capResults, OUTCOME_LIMITS } from '../../src/schemas/report-limits.js';
+import { capLogs, capResults, capSessionLogs, OUTCOME_LIMITS, SESSION_LOG_DROPPED_METHOD } from '../../src/schemas/report-limits.js';
+import { podReportSchema } from '../../src/schemas/reports.js';
+import { Ajv } from 'ajv';
 import { browserPod } from '../../src/controller/pods/templates.js';
 import { verifyPodToken } from '../../src/runtime/pod-token.js';
 import { POD_TOKEN_KEY, TOKEN_START_ALLOWANCE_SECONDS, podTokenSecret } from '../../src/controller/pods/token-secret.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { InvocationReport } from '../../src/schemas/reports.js';
+
+const validateAgainst = (schema: object, value: unknown): boolean => new Ajv({ strict: false }).compile(schema)(value);
 
 describe('controller policies', () => {
   it('maps any Function name to a valid, stable, distinct object name', () => {
@@ -29,12 +33,23 @@ describe('controller policies', () => {
   });
 
   it('keeps the newest log entries within the cap and says how many were dropped', () => {
-    const entries = Array.from({ length: 1000 }, (_, i) => ({ level: 'info', message: `line ${i} ${'x'.repeat(100)}`, timestamp: 't' }));
+    const entries = Array.from({ length: 1000 }, (_, i) => ({ level: 'info' as const, message: `line ${i} ${'x'.repeat(100)}`, timestamp: 't' }));
     const capped = capLogs(entries, 10_000);
     assert.ok(Buffer.byteLength(JSON.stringify(capped)) < 10_500);
     assert.match(capped[0].message, /earlier log entries dropped/);
     assert.equal(capped.at(-1), entries.at(-1));
     assert.equal(capLogs(entries.slice(0, 3), 10_000).length, 3);
+  });
+
+  it('keeps the newest session events within the cap, the first one a valid event saying how many were dropped', () => {
+    const events = Array.from({ length: 1000 }, (_, i) => ({ method: 'Network.requestWillBeSent', timestamp: i, params: { url: `https://example.com/${'x'.repeat(100)}/${i}` } }));
+    const capped = capSessionLogs(events, 10_000);
+    assert.ok(Buffer.byteLength(JSON.stringify(capped)) < 10_500);
+    assert.equal(capped[0].method, SESSION_LOG_DROPPED_METHOD);
+    assert.match(JSON.stringify(capped[0].params), /earlier session events dropped/);
+    assert.equal(capped.at(-1), events.at(-1));
+    const report = { kind: 'invocation', phase: 'COMPLETED', startedAt: 't', endedAt: 't', logs: [], sessionLogs: capped };
+    assert.equal(validateAgainst(podReportSchema, report), true, 'a capped session still passes the report schema');
   });
 
   it('fails an invocation whose results exceed the cap instead of cutting them', () => {

@@ -3,7 +3,7 @@
 import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
 import { Labels, Roles, type InvocationObject } from '../../schemas/resources.js';
 import type { InvocationOutcome, InvocationReport, LogEntry, SessionLogEntry } from '../../schemas/reports.js';
-import { capLogs, capResults, OUTCOME_LIMITS } from '../../schemas/report-limits.js';
+import { capLogs, capResults, capSessionLogs, OUTCOME_LIMITS } from '../../schemas/report-limits.js';
 
 const OUTCOME_KEY = 'outcome.json';
 const LOGS_KEY = 'logs.json';
@@ -28,7 +28,7 @@ export function outcomeConfigMap(inv: InvocationObject, report: InvocationReport
       data: {
         [OUTCOME_KEY]: JSON.stringify(outcome),
         [LOGS_KEY]: JSON.stringify(capLogs(capped.logs, OUTCOME_LIMITS.logsBytes)),
-        [SESSION_LOGS_KEY]: JSON.stringify(capLogs(capped.sessionLogs ?? [], OUTCOME_LIMITS.sessionLogsBytes)),
+        [SESSION_LOGS_KEY]: JSON.stringify(capSessionLogs(capped.sessionLogs ?? [], OUTCOME_LIMITS.sessionLogsBytes)),
       },
     },
   );

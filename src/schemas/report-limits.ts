@@ -2,6 +2,7 @@
 // output must each fit one Kubernetes ConfigMap (1 MiB). Pods fit their reports to these caps before
 // sending, and the façade refuses anything larger before reading it, so both sides share them here.
 import type { InvocationReport, LogEntry, SessionLogEntry } from './reports.js';
+import { nestingDepth } from './nesting.js';
 
 export const OUTCOME_LIMITS = {
   resultsBytes: 512 * 1024,
@@ -16,6 +17,9 @@ export const BUILD_OUTPUT_LIMITS = {
   /** One manifest file (name, sessionConfig, parametersSchema). */
   maxManifestBytes: 64 * 1024,
 } as const;
+
+/** Deepest nesting of a handler's results (the report around them stays within the façade's request limit). */
+export const MAX_RESULTS_NESTING = 64;
 
 /** Longest cause message a pod sends; longer ones are cut with a marker. */
 export const MAX_CAUSE_MESSAGE_CHARS = 8 * 1024;
@@ -34,6 +38,9 @@ export const REPORT_BODY_LIMITS = {
 /** Over-large results fail the invocation with a message, rather than being cut. */
 export function capResults(report: InvocationReport): InvocationReport {
   if (report.results === undefined) return report;
+  if (nestingDepth(report.results, MAX_RESULTS_NESTING) > MAX_RESULTS_NESTING) {
+    return { ...report, phase: 'FAILED', results: undefined, cause: { code: 'WORKLOAD_ERROR', message: `The handler returned JSON nested more than ${MAX_RESULTS_NESTING} levels deep; return flatter results` } };
+  }
   const size = Buffer.byteLength(JSON.stringify(report.results));
   if (size <= OUTCOME_LIMITS.resultsBytes) return report;
   return {

@@ -20,6 +20,8 @@ import { failed, type InvocationOutcome, type InvocationReport } from './invocat
 import { INVOCATION_LIMITS } from './limits.js';
 import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
+import { nestingDepth } from '../../schemas/nesting.js';
+import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
 
 /** A gzip bundle inflating beyond this is refused (the build caps bundles far below it). */
 const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
@@ -268,6 +270,10 @@ function resultOutcome(body: string): InvocationOutcome {
   if (body.trim() === '') return { phase: 'COMPLETED' };
   try {
     const results: unknown = JSON.parse(body);
+    // Checked before anything walks the results (redaction, the report): deep values overflow recursion.
+    if (nestingDepth(results, MAX_RESULTS_NESTING) > MAX_RESULTS_NESTING) {
+      return failed('WORKLOAD_ERROR', `The handler returned JSON nested more than ${MAX_RESULTS_NESTING} levels deep; return flatter results`);
+    }
     return results === null ? { phase: 'COMPLETED' } : { phase: 'COMPLETED', results };
   } catch {
     return failed('WORKLOAD_ERROR', "The handler's result is not valid JSON; return a JSON-serializable value");

@@ -3,7 +3,6 @@ import { validateSessionConfig } from '../schemas/session-config.js';
 import { functionNameProblem } from '../sdk/function-name.js';
 import { BuildFailure } from './build-failure.js';
 import { compileParametersSchema } from '../schemas/parameters-schema.js';
-import { UnsupportedPatternError } from '../schemas/linear-regexp.js';
 import type { BuiltFunctionReport } from '../schemas/reports.js';
 import type { RawManifest } from './introspect.js';
 
@@ -47,7 +46,7 @@ function toBuiltFunction({ file, content }: RawManifest): BuiltFunctionReport {
       throw new BuildFailure('INTROSPECTION_FAILED', `The parametersSchema of Function "${name as string}" must be a JSON Schema object`);
     }
     const compiled = compileParametersSchema(config.parametersSchema);
-    if (compiled instanceof UnsupportedPatternError) {
+    if (compiled instanceof Error) {
       throw new BuildFailure('INVALID_PARAMETERS_SCHEMA', `The parametersSchema of Function "${name as string}" cannot be checked: ${compiled.message}`);
     }
     built.parametersSchema = config.parametersSchema;

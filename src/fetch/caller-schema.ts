@@ -4,21 +4,26 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import { linearRegExpAjvOptions } from '../schemas/linear-regexp.js';
+import { schemaTooComplex } from '../schemas/schema-size.js';
 
 const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
 
 /** No coercion, every error; the schema is checked against its meta-schema. */
-const schemaAjv = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false, loadSchema: undefined, ...linearRegExpAjvOptions });
+// inlineRefs off: a definition used in many places is compiled once, not copied into each (which made a
+// 90 KB schema take minutes and the heap).
+const schemaAjv = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false, loadSchema: undefined, inlineRefs: false, ...linearRegExpAjvOptions });
 addFormats(schemaAjv);
 
 const validators = new Map<string, ValidateFunction>();
 const MAX_CACHED_SCHEMAS = 200;
 
-/** Throws ajv's error, or an UnsupportedPatternError for a pattern the linear-time engine refuses. */
+/** Throws ajv's error, an UnsupportedPatternError for a pattern the linear-time engine refuses, or a SchemaTooComplexError. */
 export function compileCallerSchema(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   const cached = validators.get(key);
   if (cached) return cached;
+  const tooComplex = schemaTooComplex(schema);
+  if (tooComplex) throw tooComplex;
   const validate = schemaAjv.compile(schema);
   if (validators.size >= MAX_CACHED_SCHEMAS) validators.delete(validators.keys().next().value!);
   validators.set(key, validate);

@@ -5,6 +5,7 @@ import { FETCH_FORMATS, type FetchFormat, type FetchSettings } from './settings.
 import { HINT_KEYWORD, parseHint } from './extract/extraction-hint.js';
 import { compileCallerSchema } from './caller-schema.js';
 import { UnsupportedPatternError } from '../schemas/linear-regexp.js';
+import { SchemaTooComplexError } from '../schemas/schema-size.js';
 
 export interface FetchRequest {
   url: URL;
@@ -66,7 +67,7 @@ function checkCallerSchema(schema: Record<string, unknown>): void {
   try {
     compileCallerSchema(schema);
   } catch (err) {
-    if (err instanceof UnsupportedPatternError) throw new FetchFailure(400, `schema cannot be used: ${err.message}`);
+    if (err instanceof UnsupportedPatternError || err instanceof SchemaTooComplexError) throw new FetchFailure(400, `schema cannot be used: ${err.message}`);
     throw new FetchFailure(400, `schema is not a valid JSON Schema: ${(err as Error).message}`);
   }
   checkHints(schema, 'schema');

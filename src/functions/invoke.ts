@@ -8,8 +8,8 @@ import { conflict, invalid } from '../domain/errors.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
-import { PatternBudgetError, UnsupportedPatternError, withPatternBudget } from '../schemas/linear-regexp.js';
-import { compileParametersSchema } from '../schemas/parameters-schema.js';
+import { PatternBudgetError, withPatternBudget } from '../schemas/linear-regexp.js';
+import { compileParametersSchema, type UncheckableSchema } from '../schemas/parameters-schema.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 
 export const MAX_PARAMS_BYTES = 64 * 1024;
@@ -30,8 +30,9 @@ export const invokeBodySchema = {
   },
 };
 
-/** A compiled schema; null when ajv cannot compile it; an error when one of its patterns is refused. */
-const paramValidators = new Map<string, ValidateFunction | null | UnsupportedPatternError>();
+/** Compiled parameter schemas by version (see compileParametersSchema), the most recently used kept. */
+const paramValidators = new Map<string, ValidateFunction | null | UncheckableSchema>();
+const MAX_CACHED_VALIDATORS = 500;
 /** Pattern work one invoke may cost (instructions × characters): about 0.1 s at worst. */
 const PARAMS_PATTERN_BUDGET = 100_000_000;
 
@@ -87,11 +88,14 @@ function checkParams(versionId: string, schema: Record<string, unknown> | undefi
   if (!schema || Object.keys(schema).length === 0) return;
   let validate = paramValidators.get(versionId);
   if (validate === undefined) {
-    // A pattern the engine refuses would go unchecked: such invocations are refused below.
+    // A schema that cannot check params would let them through unchecked: such invocations are refused below.
     validate = compileParametersSchema(schema);
-    paramValidators.set(versionId, validate);
+    if (paramValidators.size >= MAX_CACHED_VALIDATORS) paramValidators.delete(paramValidators.keys().next().value!);
+  } else {
+    paramValidators.delete(versionId);
   }
-  if (validate instanceof UnsupportedPatternError) {
+  paramValidators.set(versionId, validate);
+  if (validate instanceof Error) {
     throw invalid(`The Function's parameter schema cannot be checked: ${validate.message}. Publish a version whose schema avoids it`);
   }
   if (validate && !matchesWithinBudget(validate, params)) {

@@ -2,15 +2,22 @@
 // (which refuses patterns it could never check) and invoke (which checks params) need.
 import { Ajv, type ValidateFunction } from 'ajv';
 import { linearRegExpAjvOptions, UnsupportedPatternError } from './linear-regexp.js';
+import { SchemaTooComplexError, schemaTooComplex } from './schema-size.js';
 
 // The schema's patterns run on the linear-time engine.
-const parametersAjv = new Ajv({ allErrors: true, strict: false, ...linearRegExpAjvOptions });
+// inlineRefs off: a definition used in many places is compiled once, not copied into each.
+const parametersAjv = new Ajv({ allErrors: true, strict: false, inlineRefs: false, ...linearRegExpAjvOptions });
+
+/** Why a parameter schema cannot be used to check params: a pattern the linear-time engine refuses, or its size. */
+export type UncheckableSchema = UnsupportedPatternError | SchemaTooComplexError;
 
 /**
- * The compiled schema; an UnsupportedPatternError when one of its patterns is refused by the
- * linear-time engine; null when ajv cannot compile it otherwise (such schemas do not block invocations).
+ * The compiled schema; the reason it cannot check params; or null when ajv cannot compile it
+ * otherwise (such schemas do not block invocations).
  */
-export function compileParametersSchema(schema: Record<string, unknown>): ValidateFunction | UnsupportedPatternError | null {
+export function compileParametersSchema(schema: Record<string, unknown>): ValidateFunction | UncheckableSchema | null {
+  const tooComplex = schemaTooComplex(schema);
+  if (tooComplex) return tooComplex;
   try {
     return parametersAjv.compile(withoutMetaSchema(schema));
   } catch (err) {

@@ -30,6 +30,8 @@ export interface Settings {
   sandbox: 'auto' | 'bwrap' | 'off';
   /** A sandboxed pod's network: `pasta` (its own, outbound internet, only the control port of the host's loopback) or `host` (operator opt-in). */
   sandboxNetwork: 'pasta' | 'host';
+  /** Processes and threads one sandboxed pod may have when the server runs as root (each pod is then a user of its own). */
+  podMaxProcesses: number;
   /** Largest upload: the archive is kept in one ConfigMap (1 MiB in Kubernetes, base64 adds a third). */
   maxArchiveBytes: number;
   /**
@@ -84,6 +86,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     controlUrl: env.BROWSERFN_CONTROL_URL,
     sandbox: oneOf(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOf(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
+    podMaxProcesses: intFrom(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
     maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', 768 * 1024, 1024, 768 * 1024),
     featureEnv: { fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')), buildPods: pick(env, (name) => BUILD_POD_VARIABLES.includes(name)) },
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),

@@ -36,6 +36,7 @@ export async function decideNodeSandbox(settings: Settings, controlUrl: string):
     sandbox: {
       network: settings.sandboxNetwork,
       forwardPorts: isLoopback(control.hostname) ? [port] : [],
+      maxProcesses: settings.podMaxProcesses,
       chromiumSandbox: support.chromiumSandbox,
       code,
     },

@@ -51,6 +51,7 @@ describe('node agent: pods in sandboxes', function () {
   let cluster: ClusterPort;
   let agent: NodeAgent;
   let plane: TestControlPlane;
+  let sandbox: NodeSandbox;
   const tokenSecret = 'sandbox-test-secret';
 
   before(async function () {
@@ -65,7 +66,7 @@ describe('node agent: pods in sandboxes', function () {
     assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
     // The agent's control plane: the one host loopback port pods reach.
     plane = await TestControlPlane.start(`token-${randomBytes(12).toString('hex')}`);
-    const sandbox: NodeSandbox = { network: 'pasta', forwardPorts: [Number(new URL(plane.url).port)], chromiumSandbox: support.chromiumSandbox, code };
+    sandbox = { network: 'pasta', forwardPorts: [Number(new URL(plane.url).port)], chromiumSandbox: support.chromiumSandbox, code };
     writeFileSync(join(dataDir, 'secret.txt'), 'server secret', { mode: 0o600 });
     // What serve does to its data dir when pods run as other users: they may pass, not list.
     chmodSync(dataDir, 0o711);
@@ -173,5 +174,36 @@ describe('node agent: pods in sandboxes', function () {
     await waitFor('the pod object to go', async () => ((await pods().get('default', 'long-running')) ? undefined : true), 30_000);
     await waitFor('the detached process to be gone', async () => (processesUnder(`sleep ${marker}`).length === 0 ? true : undefined), 5_000);
     assert.deepEqual(processesUnder(join(dataDir, 'pods')), []);
+  });
+
+  it('stops a fork bomb at the pod\'s process limit when each pod is a host user of its own (root)', async function () {
+    if (!runsAsRoot()) {
+      console.warn('SKIPPED: the per-pod process limit applies only when pods get host users of their own (the agent runs as root)');
+      this.skip();
+    }
+    const limited = new NodeAgent({
+      cluster,
+      nodeName: `${NODE}-limited`,
+      workDir: join(dataDir, 'limited-pods'),
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      sandbox: { ...sandbox, maxProcesses: 100 },
+      gracePeriodSeconds: 2,
+    });
+    await limited.start();
+    try {
+      // 300 sleepers: spawns past the limit fail (EAGAIN); it exits 0 only if some did.
+      const script =
+        "const kids = []; for (let i = 0; i < 300; i++) { const c = require('child_process').spawn('sleep', ['60'], { stdio: 'ignore' }); c.on('error', () => {}); if (c.pid === undefined) break; kids.push(c); }" +
+        'const started = kids.length; kids.forEach((c) => c.kill());' +
+        "console.log('started', started); process.exitCode = started < 300 ? 0 : 1;";
+      const bomb = pod('fork-bomb', [{ name: 'main', command: node(script) }]);
+      bomb.spec.nodeName = `${NODE}-limited`;
+      await pods().create(bomb);
+      const done = await finished('fork-bomb');
+      assert.equal(done.status?.phase, 'Succeeded', `the pod started all 300 processes: ${JSON.stringify(done.status)}`);
+      await waitFor('the pod\'s processes to be gone', async () => (processesUnder(join(dataDir, 'limited-pods')).length === 0 ? true : undefined), 10_000);
+    } finally {
+      await limited.stop();
+    }
   });
 });

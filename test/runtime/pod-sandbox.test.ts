@@ -43,4 +43,11 @@ describe('pod sandbox command', () => {
     assert.ok(!after(args, '--ro-bind', 2).some(([from]) => from === '/' || from === '/etc'), 'neither / nor all of /etc');
     assert.deepEqual(args.slice(args.lastIndexOf('--') + 1), ['node', 'launcher.js']);
   });
+
+  it('a process limit wraps the whole sandbox in prlimit, so a pod cannot fork without bound', () => {
+    const [file, args] = sandboxCommand({ ...spec, network: 'pasta', maxProcesses: 512 });
+    assert.equal(file, 'prlimit');
+    assert.deepEqual(args.slice(0, 3), ['--nproc=512:512', '--', 'pasta']);
+    assert.equal(sandboxCommand({ ...spec, network: 'pasta' })[0], 'pasta', 'no limit given: none set');
+  });
 });

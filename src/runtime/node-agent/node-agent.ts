@@ -42,6 +42,8 @@ export interface NodeSandbox {
   network: SandboxNetwork;
   /** Host loopback ports pods reach on their own loopback (the control plane's). */
   forwardPorts: number[];
+  /** Processes and threads one pod may have when it runs as a host user of its own (the agent is root). */
+  maxProcesses?: number;
   /** Whether Chromium's own sandbox works inside ours. */
   chromiumSandbox: boolean;
   code: CodeMounts;
@@ -227,7 +229,9 @@ export class NodeAgent {
     if (sandbox.chromiumSandbox) env.BROWSERFN_CHROMIUM_SANDBOX = '1';
     const containers = pod.spec.containers.map((c, i) => this.resolveContainer(c, containerEnvs[i], env, (value) => value, sandbox));
     const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
-    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts }, launcher, uid, gid: uid }, onOutput);
+    // The limit counts every task of the pod's host user: only a pod with a user of its own gets it.
+    const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses }, launcher, uid, gid: uid }, onOutput);
   }
 
   /** The pod's volumes (emptyDirs) are folders of the pod's folder. */

@@ -16,6 +16,11 @@ export interface PodSandboxSpec {
   network: SandboxNetwork;
   /** Host loopback TCP ports reachable at the same port of the pod's loopback (the control plane). */
   forwardPorts: number[];
+  /**
+   * Most processes and threads the pod's host user may have (RLIMIT_NPROC), so a fork bomb stops
+   * there. Only meaningful when the pod runs as a host user of its own.
+   */
+  maxProcesses?: number;
   mounts: SandboxMount[];
   /** The command run inside; its exit ends the sandbox. */
   command: string[];
@@ -36,8 +41,9 @@ const ETC_ENTRIES = [
 
 export function sandboxCommand(spec: PodSandboxSpec): [string, string[]] {
   const bwrap = ['bwrap', ...bwrapArguments(spec), '--', ...spec.command];
-  if (spec.network === 'host') return [bwrap[0], bwrap.slice(1)];
-  return ['pasta', [...pastaArguments(spec.forwardPorts), '--', ...bwrap]];
+  const outermost = spec.network === 'host' ? bwrap : ['pasta', ...pastaArguments(spec.forwardPorts), '--', ...bwrap];
+  const command = spec.maxProcesses ? ['prlimit', `--nproc=${spec.maxProcesses}:${spec.maxProcesses}`, '--', ...outermost] : outermost;
+  return [command[0], command.slice(1)];
 }
 
 function pastaArguments(forwardPorts: number[]): string[] {

@@ -1,10 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import * as addFormatsModule from 'ajv-formats';
+import { addFormats } from '../schemas/ajv-formats.js';
 import type { JsonSchema } from './route.js';
 import { linearRegExpAjvOptions } from '../schemas/linear-regexp.js';
-
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
 
 /** One ajv instance for request validation: coerces query strings, collects every error; patterns in linear time. */
 export const requestAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, ...linearRegExpAjvOptions });

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { exitOf, killProcessGroup, trackProcessGroup, describeExit } from '../runtime/sandbox/process-group.js';
+import { baseChildEnvironment } from '../runtime/sandbox/child-environment.js';
 import { BuildFailure } from './build-failure.js';
 import type { BundleRequest, BundleResult } from './bundle.js';
 import type { BundleRunnerResult } from './bundle-runner.js';
@@ -25,7 +26,7 @@ export interface BundleProcessOptions {
 export async function bundleInChildProcess(request: BundleRequest, options: BundleProcessOptions): Promise<BundleResult> {
   const child = spawn(process.execPath, [BUNDLE_RUNNER_PATH, JSON.stringify(request)], {
     cwd: request.projectDir,
-    env: { PATH: options.agentEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: options.homeDir, TMPDIR: options.tmpDir },
+    env: baseChildEnvironment(options),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogCollector } from '../runtime/sandbox/log-collector.js';
 import { captureProcessOutput } from '../runtime/sandbox/output-capture.js';
+import { baseChildEnvironment } from '../runtime/sandbox/child-environment.js';
 import { exitOf, killProcessGroup, trackProcessGroup, describeExit } from '../runtime/sandbox/process-group.js';
 import { BuildFailure } from './build-failure.js';
 import { waitBounded } from './deadline.js';
@@ -130,11 +131,7 @@ async function runNpmCi(options: InstallOptions, args: string[]): Promise<void> 
  * and CA-certificate variables (the command line still overrides the forced settings).
  */
 export function npmEnvironment(options: Pick<InstallOptions, 'homeDir' | 'tmpDir' | 'agentEnv'>): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: options.agentEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: options.homeDir,
-    TMPDIR: options.tmpDir,
-  };
+  const env = baseChildEnvironment(options);
   for (const [name, value] of Object.entries(options.agentEnv)) {
     if (value === undefined) continue;
     if (/^npm_config_/i.test(name) || /^(https?_proxy|no_proxy|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR)$/i.test(name)) env[name] = value;

@@ -2,11 +2,9 @@
 // schema to refuse a bad one with a 400 before fetching; the conversion worker validates the
 // extracted content against it, inside the worker's time limit. Patterns run on the linear-time engine.
 import { Ajv, type ValidateFunction } from 'ajv';
-import * as addFormatsModule from 'ajv-formats';
+import { addFormats } from '../schemas/ajv-formats.js';
 import { linearRegExpAjvOptions } from '../schemas/linear-regexp.js';
 import { schemaTooComplex } from '../schemas/schema-size.js';
-
-const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
 
 /** No coercion, every error; the schema is checked against its meta-schema. */
 // inlineRefs off: a definition used in many places is compiled once, not copied into each (which made a

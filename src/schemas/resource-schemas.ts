@@ -2,7 +2,7 @@
 // are in resources.ts). They are the single source of the validation: ajv checks objects with them
 // (resourceProblems) and src/schemas/crds.ts turns them into the CRDs' structural schemas.
 import { Ajv, type ValidateFunction } from 'ajv';
-import * as addFormatsModule from 'ajv-formats';
+import { addFormats } from './ajv-formats.js';
 import { describeErrors } from './schema-errors.js';
 import { MAX_FUNCTION_NAME_LENGTH } from '../sdk/function-name.js';
 import { SESSION_TIMEOUT_MAX_SECONDS, SESSION_TIMEOUT_MIN_SECONDS } from './session-config.js';
@@ -239,8 +239,6 @@ export const resourceSchemas: Record<ResourceKindName, { spec: JsonSchema; statu
   Invocation: { spec: invocationSpecSchema, status: invocationStatusSchema },
 };
 
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = addFormatsModule.default as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, strict: true }));
 const validators = new Map<string, ValidateFunction>();
 

@@ -229,7 +229,7 @@ export class NodeAgent {
     if (sandbox.chromiumSandbox) env.BROWSERFN_CHROMIUM_SANDBOX = '1';
     const containers = pod.spec.containers.map((c, i) => this.resolveContainer(c, containerEnvs[i], env, (value) => value, sandbox));
     const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
-    // The limit counts every task of the pod's host user: only a pod with a user of its own gets it.
+    // The limit counts every task of the pod's host user, so it is set only when that user is not the server's.
     const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
     return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses }, launcher, uid, gid: uid }, onOutput);
   }

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable } from 'node:stream';
+import { baseChildEnvironment } from './child-environment.js';
 import { CHANNEL_FD } from './channel.js';
 import { LIBRARY_PROBE_PATHS, nodePermissionFlags } from './permission-flags.js';
 import { exitOf, killProcessGroup, trackProcessGroup, type ExitStatus } from './process-group.js';
@@ -45,9 +46,7 @@ export interface SandboxedProcess {
 
 export function sandboxEnvironment(options: Pick<SandboxOptions, 'homeDir' | 'tmpDir' | 'env' | 'agentEnv'>): Record<string, string> {
   return {
-    PATH: options.agentEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: options.homeDir,
-    TMPDIR: options.tmpDir,
+    ...baseChildEnvironment(options),
     TZ: options.agentEnv.TZ ?? 'UTC',
     NODE_ENV: 'production',
     ...options.env,

@@ -2,7 +2,7 @@
 // serve several projects when it cannot: unsandboxed pods share the server's user, files and
 // loopback, so one project's Function could reach another's pods and the server's data.
 import { chmodSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../runtime/node-agent/code-mounts.js';
 import type { NodeSandbox } from '../runtime/node-agent/node-agent.js';
@@ -13,11 +13,16 @@ export interface SandboxDecision {
   sandbox?: NodeSandbox;
   /** Why pods are not sandboxed. */
   reason?: string;
+  /** Folders made passable (o+x) for pod users on the way to what their sandboxes mount. */
+  openedForPodUsers: string[];
 }
 
 export async function decideNodeSandbox(settings: Settings, controlUrl: string): Promise<SandboxDecision> {
-  if (settings.sandbox === 'off') return { reason: 'BROWSERFN_SANDBOX=off' };
+  if (settings.sandbox === 'off') return { reason: 'BROWSERFN_SANDBOX=off', openedForPodUsers: [] };
   const code = codeMounts(settings.chromiumPath);
+  // bwrap runs as the pod's user and must reach every folder it mounts (a checkout in /root, a
+  // mktemp folder): the folders above them become passable for others — not listable, not readable.
+  const openedForPodUsers = runsAsRoot() ? allowPassageTo([...code.mounts.map((m) => m.source), settings.dataDir, settings.npmCacheDir]) : [];
   const support = await detectSandboxSupport({
     network: settings.sandboxNetwork,
     mounts: code.mounts,
@@ -28,7 +33,7 @@ export async function decideNodeSandbox(settings: Settings, controlUrl: string):
   });
   if (!support.available) {
     if (settings.sandbox === 'bwrap') throw new Error(`BROWSERFN_SANDBOX=bwrap, but ${support.reason}. To fix: ${SANDBOX_INSTALL_HINT}.`);
-    return { reason: support.reason };
+    return { reason: support.reason, openedForPodUsers };
   }
   const control = new URL(controlUrl);
   const port = Number(control.port || (control.protocol === 'https:' ? 443 : 80));
@@ -40,6 +45,7 @@ export async function decideNodeSandbox(settings: Settings, controlUrl: string):
       chromiumSandbox: support.chromiumSandbox,
       code,
     },
+    openedForPodUsers,
   };
 }
 
@@ -67,6 +73,22 @@ export function openDataDirForPodUsers(dataDir: string): void {
     const path = join(dataDir, entry.name);
     chmodSync(path, statSync(path).mode & 0o700);
   }
+}
+
+/** Adds search permission for others (o+x) to each folder above `paths` that lacks it; returns those changed. */
+function allowPassageTo(paths: string[]): string[] {
+  const changed = new Set<string>();
+  for (const path of paths) {
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
+      if (mode !== undefined && (mode & 0o001) === 0 && !changed.has(dir)) {
+        chmodSync(dir, (mode & 0o7777) | 0o001);
+        changed.add(dir);
+      }
+      if (dir === dirname(dir)) break;
+    }
+  }
+  return [...changed];
 }
 
 /** One line for the operator: how pods are isolated. */

@@ -100,6 +100,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       const decision = await decideNodeSandbox(settings, settings.controlUrl ?? url);
       if (options.api) assertProjectsIsolated(settings, decision);
       podIsolation = describeIsolation(decision);
+      if (decision.openedForPodUsers.length > 0) log.warn({ folders: decision.openedForPodUsers }, 'made folders passable (o+x) for pod users, who must reach what their sandboxes mount');
       if (decision.sandbox) openDataDirForPodUsers(settings.dataDir);
       else log.warn({ reason: decision.reason }, 'pods run unsandboxed: as the server\'s user, on its network and files');
       nodeAgent = new NodeAgent({

@@ -76,7 +76,7 @@ export function openDataDirForPodUsers(dataDir: string): void {
 }
 
 /** Adds search permission for others (o+x) to each folder above `paths` that lacks it; returns those changed. */
-function allowPassageTo(paths: string[]): string[] {
+export function allowPassageTo(paths: string[]): string[] {
   const changed = new Set<string>();
   for (const path of paths) {
     for (let dir = dirname(path); ; dir = dirname(dir)) {

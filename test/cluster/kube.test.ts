@@ -240,15 +240,20 @@ if (unavailable) {
         try {
           await eventually(async () => (await crds.get(undefined, crd.metadata.name))?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false, 'the CRD is Established');
           await eventually(async () => (await cluster.resource(gadgets).list(ns).then(() => true, () => false)), 'the new kind is served');
-          const events = new EventCollector();
+          let events = new EventCollector();
           let err: unknown;
-          try {
-            const watch = await cluster.resource(gadgets).watch(ns, { resourceVersion: '1' }, events.onEvent, events.onError);
-            await watch.done;
-            err = events.errors[0];
-          } catch (refused) {
-            err = refused;
-          }
+          // A new kind's watch cache answers "storage is (re)initializing" until it has synced: wait that out.
+          await eventually(async () => {
+            events = new EventCollector();
+            try {
+              const watch = await cluster.resource(gadgets).watch(ns, { resourceVersion: '1' }, events.onEvent, events.onError);
+              await watch.done;
+              err = events.errors[0];
+            } catch (refused) {
+              err = refused;
+            }
+            return !/storage is \(re\)initializing/.test(String(err));
+          }, 'the new kind\'s watch cache to be ready');
           assert.ok(err instanceof GoneError, `expected GoneError, got ${String(err)}`);
           assert.match(err.message, /too old resource version/);
           assert.deepEqual(events.events, []);

@@ -1,12 +1,11 @@
 // Limits of one build. Time limits can be changed through the environment (seconds).
+import { ARCHIVE_CONTENT_LIMITS } from '../domain/project-archive/archive-check.js';
 import { secondsFrom } from '../runtime/agent-common/agent-settings.js';
 
 export const ARCHIVE_LIMITS = {
   /** The uploaded archive.tar.gz. */
   maxArchiveBytes: 32 * 1024 * 1024,
-  /** Sum of the sizes of the extracted files. */
-  maxExtractedBytes: 256 * 1024 * 1024,
-  maxEntries: 20_000,
+  ...ARCHIVE_CONTENT_LIMITS,
 } as const;
 
 export interface BuildTimeLimits {

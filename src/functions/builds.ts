@@ -4,6 +4,7 @@ import { posix } from 'node:path';
 import { Kinds, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { invalid, notFound } from '../domain/errors.js';
+import { ArchiveProblem, checkProjectArchive } from '../domain/project-archive/archive-check.js';
 import type { BuildObject } from '../schemas/resources.js';
 import type { LogEntry } from '../schemas/reports.js';
 import { archiveConfigMap, archiveName } from './stored/upload-archive.js';
@@ -47,6 +48,7 @@ export interface BuildOrigin {
 
 /** Creates the Build, then its archive; if the archive cannot be stored, the Build goes too. */
 export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer, origin: BuildOrigin = {}): Promise<BuildObject> {
+  await assertProjectArchive(archive);
   const builds = cluster.resource<BuildObject>(Kinds.Build);
   const name = randomUUID();
   const build = await builds.create({
@@ -68,6 +70,16 @@ export async function createBuild(cluster: ClusterPort, project: string, request
     throw err;
   }
   return build;
+}
+
+/** A bad archive is refused before anything is stored; the build agent checks it again before extracting. */
+async function assertProjectArchive(archive: Buffer): Promise<void> {
+  try {
+    await checkProjectArchive(archive);
+  } catch (err) {
+    if (err instanceof ArchiveProblem) throw invalid(`Invalid project archive: ${err.message}`);
+    throw err;
+  }
 }
 
 export async function getBuild(cluster: ClusterPort, project: string, id: string): Promise<BuildObject> {

@@ -40,6 +40,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
       const message = known ? known.message : `Internal error (request ${ctx.state.requestId}); the server log has details`;
       ctx.status = status;
       ctx.body = errorBody(status, message, known ? known.extra : {});
+      if (known) ctx.set(known.headers);
       // Refused before its body arrived (401, 413…): close rather than read the rest to keep the connection.
       if (!ctx.req.complete) ctx.set('connection', 'close');
     }

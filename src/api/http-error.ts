@@ -8,6 +8,8 @@ export class HttpError extends Error {
     message: string,
     /** Extra fields merged into the error body (e.g. the fetch request `id`). */
     readonly extra: Record<string, unknown> = {},
+    /** Response headers that go with the error (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'HttpError';
@@ -19,12 +21,16 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   invalid: 400,
   'not-found': 404,
   conflict: 409,
+  busy: 429,
 };
 
 /** The HTTP form of an error whose message may be shown; undefined for anything else (a 500). */
 export function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof HttpError) return err;
-  if (err instanceof DomainError) return new HttpError(STATUS_OF_KIND[err.kind], err.message);
+  if (err instanceof DomainError) {
+    const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
+    return new HttpError(STATUS_OF_KIND[err.kind], err.message, {}, headers);
+  }
   return undefined;
 }
 

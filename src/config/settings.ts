@@ -19,6 +19,13 @@ export interface Settings {
   generatedApiKey: boolean;
   /** Invocations running at once on this node; more wait as PENDING. */
   maxConcurrentInvocations: number;
+  /** Per-project shares of the invocation queue. */
+  projectQueue: {
+    /** Invocations one project may run at once (0: only maxConcurrentInvocations). */
+    maxRunning: number;
+    /** Invocations one project may have waiting; over it invoke is a 429. */
+    maxQueued: number;
+  };
   /** Builds running at once. */
   maxConcurrentBuilds: number;
   chromiumPath: string;
@@ -80,6 +87,10 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     apiKeys,
     generatedApiKey: generated,
     maxConcurrentInvocations: intFrom(env.BROWSERFN_MAX_CONCURRENT_INVOCATIONS, 'BROWSERFN_MAX_CONCURRENT_INVOCATIONS', 4, 1, 1000),
+    projectQueue: {
+      maxRunning: intFrom(env.BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT', 0, 0, 1000),
+      maxQueued: intFrom(env.BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT', 1000, 1, 1_000_000),
+    },
     maxConcurrentBuilds: intFrom(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium',
     npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),

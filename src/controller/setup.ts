@@ -19,6 +19,8 @@ export interface ControllerSettings {
   cluster: ClusterPort;
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
+  /** Invocations one project may run at once (0: no cap of its own). */
+  maxRunningInvocationsPerProject: number;
   maxConcurrentBuilds: number;
   metrics: Metrics;
   log: Logger;
@@ -52,6 +54,7 @@ export function createControllerManager(settings: ControllerSettings): Manager {
       pods,
       templates: settings.templates,
       maxConcurrentInvocations: settings.maxConcurrentInvocations,
+      maxRunningInvocationsPerProject: settings.maxRunningInvocationsPerProject,
       metrics,
       log,
       requeuePending: () => {

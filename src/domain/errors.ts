@@ -9,13 +9,17 @@ export type DomainErrorKind =
   /** The named object does not exist in the project (another project's objects count as missing). */
   | 'not-found'
   /** The request clashes with the current state (a name taken, nothing published yet). */
-  | 'conflict';
+  | 'conflict'
+  /** The project has too much waiting already; the same request may succeed later. */
+  | 'busy';
 
 /** An error whose message is safe to show the caller. */
 export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
+    /** For 'busy': when trying again makes sense. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -25,5 +29,6 @@ export class DomainError extends Error {
 export const invalid = (message: string): DomainError => new DomainError('invalid', message);
 export const notFound = (message: string): DomainError => new DomainError('not-found', message);
 export const conflict = (message: string): DomainError => new DomainError('conflict', message);
+export const busy = (message: string, retryAfterSeconds: number): DomainError => new DomainError('busy', message, retryAfterSeconds);
 
 export const isDomainError = (err: unknown, kind: DomainErrorKind): err is DomainError => err instanceof DomainError && err.kind === kind;

@@ -4,13 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import { Kinds, ownerReferenceTo } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
-import { conflict, invalid } from '../domain/errors.js';
+import { busy, conflict, invalid } from '../domain/errors.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
 import { PatternBudgetError, withPatternBudget } from '../schemas/linear-regexp.js';
 import { compileParametersSchema, type UncheckableSchema } from '../schemas/parameters-schema.js';
-import { CREATED_AT_ANNOTATION } from './invocations.js';
+import { CREATED_AT_ANNOTATION, isTerminal } from './invocations.js';
 
 export const MAX_PARAMS_BYTES = 64 * 1024;
 export const TIMEOUT_BOUNDS = { min: 60, max: 900, default: 900 } as const;
@@ -36,7 +36,15 @@ const MAX_CACHED_VALIDATORS = 500;
 /** Pattern work one invoke may cost (instructions × characters): about 0.1 s at worst. */
 const PARAMS_PATTERN_BUDGET = 100_000_000;
 
-export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest): Promise<InvocationObject> {
+/** How long a caller refused for a full queue is asked to wait. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
+
+export interface InvokeLimits {
+  /** Invocations one project may have waiting (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT). */
+  maxQueuedPerProject: number;
+}
+
+export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest, limits: InvokeLimits): Promise<InvocationObject> {
   const version = fn.spec.version;
   if (!version) throw conflict(`Function ${fn.metadata.uid} has no published version yet; publish it first`);
 
@@ -60,6 +68,7 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
   const sessionConfig = deepMergeSessionConfig(version.sessionConfig ?? {}, overrides);
   const timeoutSeconds = typeof sessionConfig.timeout === 'number' ? sessionConfig.timeout : TIMEOUT_BOUNDS.default;
 
+  await assertRoomInQueue(cluster, fn.metadata.namespace!, limits.maxQueuedPerProject);
   const sessionId = randomUUID();
   return cluster.resource<InvocationObject>(Kinds.Invocation).create({
     apiVersion: 'browserfn.dev/v1alpha1',
@@ -109,5 +118,13 @@ function matchesWithinBudget(validate: ValidateFunction, params: unknown): boole
   } catch (err) {
     if (err instanceof PatternBudgetError) throw invalid(`params are too large for the patterns of the Function's parameter schema: ${err.message}; send shorter strings`);
     throw err;
+  }
+}
+
+/** Waiting invocations are counted when one is asked for: a burst may pass the cap by the requests in flight, no more. */
+async function assertRoomInQueue(cluster: ClusterPort, project: string, maxQueued: number): Promise<void> {
+  const queued = (await cluster.resource<InvocationObject>(Kinds.Invocation).list(project)).items.filter((i) => !isTerminal(i) && !i.status?.podName).length;
+  if (queued >= maxQueued) {
+    throw busy(`This project has ${queued} invocations waiting to start, the most it may have (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT=${maxQueued}); try again when some have started`, QUEUE_FULL_RETRY_AFTER_SECONDS);
   }
 }

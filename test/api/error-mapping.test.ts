@@ -1,7 +1,7 @@
 // The façade turns a use case's error kind into a status and body in one place; anything that is
 // neither a DomainError nor an HttpError stays unknown (the app answers a generic 500 for it).
 import assert from 'node:assert/strict';
-import { conflict, invalid, isDomainError, notFound } from '../../src/domain/errors.js';
+import { busy, conflict, invalid, isDomainError, notFound } from '../../src/domain/errors.js';
 import { HttpError, errorBody, toHttpError } from '../../src/api/http-error.js';
 
 describe('error mapping at the edge', () => {
@@ -9,6 +9,7 @@ describe('error mapping at the edge', () => {
     [invalid('params is too large'), 400, 'Bad Request'],
     [notFound('Function x does not exist in this project'), 404, 'Not Found'],
     [conflict('Function x has no published version yet'), 409, 'Conflict'],
+    [busy('too many waiting', 30), 429, 'Too Many Requests'],
   ] as const) {
     it(`maps kind "${err.kind}" to ${status} with the message unchanged`, () => {
       const mapped = toHttpError(err);
@@ -16,6 +17,10 @@ describe('error mapping at the edge', () => {
       assert.deepEqual(errorBody(mapped.status, mapped.message, mapped.extra), { statusCode: status, error, message: err.message });
     });
   }
+
+  it('asks a busy caller to retry later with Retry-After', () => {
+    assert.deepEqual(toHttpError(busy('too many waiting', 30))?.headers, { 'retry-after': '30' });
+  });
 
   it('passes the edge\'s own HttpError through with its extra fields', () => {
     const own = new HttpError(413, 'Request body exceeds the limit', { id: 'f1' });

@@ -126,4 +126,50 @@ describe('admission policy', () => {
     assert.equal(mayAdmit({ ...sets, candidate: a, invocations: [b, a], maxConcurrent: 1 }), true);
     assert.equal(mayAdmit({ ...sets, candidate: b, invocations: [b, a], maxConcurrent: 1 }), false);
   });
+
+  describe('fair between projects', () => {
+    const inProject = (project: string, inv: InvocationObject): InvocationObject => ({ ...inv, metadata: { ...inv.metadata, namespace: project, uid: `uid-${project}-${inv.metadata.name}` } });
+    const waitingIn = (project: string, name: string, second: number) => inProject(project, pending(name, `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`));
+    const runningIn = (project: string, name: string) => inProject(project, busy(name));
+    /** The order in which the waiting `invocations` start as slots free one at a time, up to `maxConcurrent`. */
+    function admittedInOrder(invocations: InvocationObject[], maxConcurrent: number, maxRunningPerProject = 0): string[] {
+      const admitted = new Set<string>();
+      const started: string[] = [];
+      const running = invocations.filter((i) => i.status?.podName).length;
+      for (let round = 0; round < invocations.length; round += 1) {
+        const slots = Math.min(maxConcurrent, running + admitted.size + 1);
+        const next = invocations.find((c) => !c.status?.podName && !admitted.has(`${c.metadata.namespace}/${c.metadata.name}`) && mayAdmit({ candidate: c, invocations, admitted, finished: new Set(), maxConcurrent: slots, maxRunningPerProject }));
+        if (!next) break;
+        admitted.add(`${next.metadata.namespace}/${next.metadata.name}`);
+        started.push(`${next.metadata.namespace}/${next.metadata.name}`);
+      }
+      return started;
+    }
+
+    it('takes projects in turn: a burst from one does not hold back the others', () => {
+      const burst = Array.from({ length: 6 }, (_, i) => waitingIn('a', `a${i}`, i));
+      const later = [waitingIn('b', 'b0', 10), waitingIn('b', 'b1', 11), waitingIn('c', 'c0', 12)];
+      assert.deepEqual(admittedInOrder([...burst, ...later], 5), ['a/a0', 'b/b0', 'c/c0', 'a/a1', 'b/b1']);
+    });
+
+    it('lets a project holding many slots wait behind one holding none', () => {
+      const invocations = [runningIn('a', 'r1'), runningIn('a', 'r2'), runningIn('a', 'r3'), waitingIn('a', 'a0', 0), waitingIn('b', 'b0', 30)];
+      const candidateA = invocations[3];
+      const candidateB = invocations[4];
+      assert.equal(mayAdmit({ ...sets, candidate: candidateB, invocations, maxConcurrent: 4 }), true);
+      assert.equal(mayAdmit({ ...sets, candidate: candidateA, invocations, maxConcurrent: 4 }), false, 'the one free slot goes to b, which runs nothing');
+      assert.equal(mayAdmit({ ...sets, candidate: candidateA, invocations, maxConcurrent: 5 }), true);
+    });
+
+    it('keeps age order within a project and between projects on the same turn', () => {
+      const invocations = [waitingIn('b', 'b0', 1), waitingIn('a', 'a1', 5), waitingIn('a', 'a0', 0), waitingIn('b', 'b1', 2)];
+      assert.deepEqual(admittedInOrder(invocations, 4), ['a/a0', 'b/b0', 'b/b1', 'a/a1']);
+    });
+
+    it('caps what one project runs when a per-project limit is set', () => {
+      const invocations = [runningIn('a', 'r1'), waitingIn('a', 'a0', 0), waitingIn('a', 'a1', 1), waitingIn('b', 'b0', 2)];
+      assert.deepEqual(admittedInOrder(invocations, 8, 2), ['b/b0', 'a/a0'], 'a runs 2 at most; the free slots stay free');
+      assert.deepEqual(admittedInOrder(invocations, 8), ['b/b0', 'a/a0', 'a/a1']);
+    });
+  });
 });

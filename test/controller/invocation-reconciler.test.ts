@@ -39,6 +39,7 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
       pods,
       templates: { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'x', image: 'browserfn' },
       maxConcurrentInvocations: 1,
+      maxRunningInvocationsPerProject: 0,
       metrics: new Metrics(),
       log,
       requeuePending: () => {},

@@ -23,8 +23,14 @@ export async function startApiOnly(env: Record<string, string> = {}): Promise<Ap
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-api-'));
   const apiKey = 'api-key-' + Math.random().toString(36).slice(2);
   const otherApiKey = 'other-key-' + Math.random().toString(36).slice(2);
-  const settings = loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { BROWSERFN_API_KEYS: `${apiKey}:default,${otherApiKey}:other`, ...env } });
-  const service = await startService(settings, { backend: 'embedded', api: true, controllers: false, nodeAgent: false, nodeName: 'none', image: 'browserfn:test' }, createLogger('silent'));
+  let service: RunningService;
+  try {
+    const settings = loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { BROWSERFN_API_KEYS: `${apiKey}:default,${otherApiKey}:other`, ...env } });
+    service = await startService(settings, { backend: 'embedded', api: true, controllers: false, nodeAgent: false, nodeName: 'none', image: 'browserfn:test' }, createLogger('silent'));
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   return {
     url: service.url,
     apiKey,

@@ -1,4 +1,8 @@
-// Admission: PENDING invocations start oldest first, while fewer than the limit are running.
+// Admission: PENDING invocations start while fewer than the limit are running, shared fairly
+// between projects. Each waiting invocation gets a turn: how many of its project's invocations
+// run or wait ahead of it. Lower turns go first (oldest first within a turn), so a project that
+// holds many slots or queued a burst never makes a project with fewer wait: round-robin across
+// projects, first come first served within one.
 import type { InvocationObject } from '../../schemas/resources.js';
 import { isTerminal, queuedAt } from '../../functions/invocations.js';
 
@@ -11,21 +15,51 @@ export interface AdmissionInput {
   /** Invocations just finished by this process, which the cache may still show as running. */
   finished: ReadonlySet<string>;
   maxConcurrent: number;
+  /** Most invocations one project may run at once (0: only the overall limit). */
+  maxRunningPerProject?: number;
 }
 
 export const invocationKey = (inv: InvocationObject): string => `${inv.metadata.namespace}/${inv.metadata.name}`;
 
-/** Whether the candidate may start now: a free slot, and no older waiting invocation ahead of it for that slot. */
-export function mayAdmit({ candidate, invocations, admitted, finished, maxConcurrent }: AdmissionInput): boolean {
+/** Whether the candidate may start now: a free slot, and no waiting invocation with an earlier turn for it. */
+export function mayAdmit({ candidate, invocations, admitted, finished, maxConcurrent, maxRunningPerProject = 0 }: AdmissionInput): boolean {
   const key = invocationKey(candidate);
   if (admitted.has(key)) return true;
-  const running = invocations.filter((i) => !isTerminal(i) && !!i.status?.podName && !finished.has(invocationKey(i))).map(invocationKey);
-  const free = maxConcurrent - new Set([...running, ...admitted]).size;
+  const runningKeys = new Set([...invocations.filter((i) => !isTerminal(i) && !!i.status?.podName && !finished.has(invocationKey(i))).map(invocationKey), ...admitted]);
+  const free = maxConcurrent - runningKeys.size;
   if (free <= 0) return false;
+
+  const runningPerProject = new Map<string, number>();
+  for (const running of runningKeys) {
+    const project = running.slice(0, running.indexOf('/'));
+    runningPerProject.set(project, (runningPerProject.get(project) ?? 0) + 1);
+  }
+  const projectCap = maxRunningPerProject > 0 ? maxRunningPerProject : Infinity;
   const waiting = invocations
     .filter((i) => !isTerminal(i) && !i.status?.podName && !admitted.has(invocationKey(i)))
     .sort((a, b) => queuedAt(a).localeCompare(queuedAt(b)) || a.metadata.name.localeCompare(b.metadata.name));
-  const position = waiting.findIndex((i) => i.metadata.uid === candidate.metadata.uid);
-  // Not yet in the cache counts as newest; older ones go first.
-  return position >= 0 ? position < free : waiting.length < free;
+  // Not yet in the cache counts as the newest.
+  if (!waiting.some((i) => i.metadata.uid === candidate.metadata.uid)) waiting.push(candidate);
+  const order = fairOrder(waiting, runningPerProject).filter((entry) => entry.turn < projectCap);
+  const position = order.findIndex((entry) => entry.invocation.metadata.uid === candidate.metadata.uid);
+  return position >= 0 && position < free;
+}
+
+interface Turn {
+  invocation: InvocationObject;
+  /** The project's running invocations plus those of its own waiting ahead of this one. */
+  turn: number;
+}
+
+/** `waitingByAge`: oldest first. */
+function fairOrder(waitingByAge: InvocationObject[], runningPerProject: ReadonlyMap<string, number>): Turn[] {
+  const ahead = new Map<string, number>();
+  const turns = waitingByAge.map((invocation) => {
+    const project = invocation.metadata.namespace ?? '';
+    const inProject = ahead.get(project) ?? 0;
+    ahead.set(project, inProject + 1);
+    return { invocation, turn: (runningPerProject.get(project) ?? 0) + inProject };
+  });
+  // Stable: within one turn, the age order above stays.
+  return turns.sort((a, b) => a.turn - b.turn);
 }

@@ -29,6 +29,7 @@ export interface InvocationReconcilerDeps {
   pods: Informer<PodObject>;
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
+  maxRunningInvocationsPerProject: number;
   metrics: Metrics;
   log: Logger;
   /** Asks for every PENDING invocation to be looked at again (a slot was freed). */
@@ -87,7 +88,7 @@ export class InvocationReconciler implements Reconciler {
         const cached = this.deps.invocations.get(ns, n);
         if (!cached || isTerminal(cached)) this.finished.delete(done);
       }
-      const input = { candidate: inv, invocations: this.deps.invocations.list(), admitted: this.admitted, finished: this.finished, maxConcurrent: this.deps.maxConcurrentInvocations };
+      const input = { candidate: inv, invocations: this.deps.invocations.list(), admitted: this.admitted, finished: this.finished, maxConcurrent: this.deps.maxConcurrentInvocations, maxRunningPerProject: this.deps.maxRunningInvocationsPerProject };
       // A slot freed elsewhere requeues this one; the delay is a safety net for missed signals.
       if (!mayAdmit(input)) return { requeueAfterMs: QUEUE_RECHECK_MS };
       this.admitted.add(key);

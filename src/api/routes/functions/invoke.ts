@@ -11,10 +11,10 @@ export default defineRoute<{ function_id: string }, unknown, InvokeRequest>({
   summary: 'Invoke a Function: answers 202 with the PENDING invocation',
   tags: ['functions'],
   request: { params: idParams('function_id', 'Function ID'), body: invokeBodySchema, bodyLimit: 256 * 1024 },
-  responses: { 202: { description: 'The invocation' }, 400: { description: 'Bad params or sessionCreateParams' }, 404: { description: 'Not in this project' } },
+  responses: { 202: { description: 'The invocation' }, 400: { description: 'Bad params or sessionCreateParams' }, 404: { description: 'Not in this project' }, 429: { description: 'The project has the most invocations waiting it may have; Retry-After says when to try again' } },
   async handle(ctx, { params, body }, deps) {
     const fn = await getFunctionById(deps.cluster, ctx.state.project, params.function_id);
-    const inv = await invokeFunction(deps.cluster, fn, body);
+    const inv = await invokeFunction(deps.cluster, fn, body, { maxQueuedPerProject: deps.settings.projectQueue.maxQueued });
     ctx.status = 202;
     ctx.body = invocationView(inv);
   },

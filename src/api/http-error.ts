@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { StorageFullError } from '../cluster/port.js';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 
 /** An error whose message is safe to show the caller; anything else becomes a generic 500. */
@@ -27,6 +28,8 @@ const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
 /** The HTTP form of an error whose message may be shown; undefined for anything else (a 500). */
 export function toHttpError(err: unknown): HttpError | undefined {
   if (err instanceof HttpError) return err;
+  // The one store failure a caller can act on (retry later); its message names no path.
+  if (err instanceof StorageFullError) return new HttpError(507, err.message);
   if (err instanceof DomainError) {
     const headers: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'retry-after': String(err.retryAfterSeconds) } : {};
     return new HttpError(STATUS_OF_KIND[err.kind], err.message, {}, headers);

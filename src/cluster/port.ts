@@ -89,6 +89,12 @@ export class NotFoundError extends ClusterError {
     super(404, 'NotFound', message);
   }
 }
+/** The store's disk is full: the write was rolled back whole. */
+export class StorageFullError extends ClusterError {
+  constructor(message: string) {
+    super(507, 'InsufficientStorage', message);
+  }
+}
 export class AlreadyExistsError extends ClusterError {
   constructor(message: string) {
     super(409, 'AlreadyExists', message);

@@ -48,6 +48,36 @@ export async function assertNoProcessesUnder(dir: string, after: string): Promis
   throw new Error(`${left.length} process(es) of ${dir} outlived ${after}:\n${left.map((p) => `  ${p.pid} cwd=${p.cwd} ${p.cmdline.slice(0, 300)}`).join('\n')}`);
 }
 
+/** The processes under `dir` and all their descendants, e.g. what runs inside a pod's sandbox (whose paths the host does not see as its own). */
+export function processTreeUnder(dir: string): FoundProcess[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const roots = new Set(processesUnder(dir).map((p) => p.pid));
+  const inTree = (pid: number): boolean => {
+    for (let at: number | undefined = pid; at !== undefined && at > 1; at = parentOf.get(at)) if (roots.has(at)) return true;
+    return false;
+  };
+  const found: FoundProcess[] = [];
+  for (const pid of parentOf.keys()) {
+    if (!inTree(pid)) continue;
+    try {
+      if (isZombie(String(pid))) continue;
+      found.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '), cwd: readlinkOrEmpty(`/proc/${pid}/cwd`) });
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
 function isZombie(pid: string): boolean {
   // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses.
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

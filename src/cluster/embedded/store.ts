@@ -3,10 +3,12 @@
 // runs owner-reference garbage collection; watchers hear about it only after the commit.
 import sqlite from 'node-sqlite3-wasm';
 import type { Database } from 'node-sqlite3-wasm';
+import { statfsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, ResourceType } from '../objects.js';
 import type { DeleteOptions, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../port.js';
-import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError } from '../port.js';
+import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError, StorageFullError } from '../port.js';
 import { parseLabelSelector } from '../labels.js';
 import { admitCreate, admitStatusUpdate, admitUpdate, describeObject, markDeleting, validateNamespace } from './admission.js';
 import { parseFieldSelector } from './field-selector.js';
@@ -28,6 +30,8 @@ export interface EmbeddedStoreOptions {
 
 export const DEFAULT_EVENT_RETENTION = 10_000;
 export const DEFAULT_EVENT_RETENTION_BYTES = 128 * 1024 * 1024;
+/** Below this much free space a failed write is put down to a full disk. */
+const MIN_FREE_BYTES = 1024 * 1024;
 
 /** The resource's storage name, as the API server keys it: plural plus group. */
 export const resourceKey = (type: ResourceType): string => (type.group ? `${type.plural}.${type.group}` : type.plural);
@@ -56,6 +60,8 @@ export class EmbeddedStore {
     private readonly sealer: Sealer,
     private readonly retention: { events: number; bytes: number },
     private readonly release: () => void,
+    /** The database file's folder, whose free space explains a failed write ('' in memory). */
+    private readonly folder: string,
   ) {
     this.version = Number(readMeta(db, 'resourceVersion'));
     this.compactedThrough = Number(readMeta(db, 'compactedThrough'));
@@ -76,7 +82,7 @@ export class EmbeddedStore {
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
       migrate(db);
       checkEncryptionKey(db, sealer);
-      return new EmbeddedStore(db, sealer, retention, release);
+      return new EmbeddedStore(db, sealer, retention, release, options.file === ':memory:' ? '' : dirname(resolve(options.file)));
     } catch (err) {
       if (db?.isOpen) db.close();
       release();
@@ -279,6 +285,14 @@ export class EmbeddedStore {
 
   // ---- writing (inside transact) ----
 
+  /** SQLite in WebAssembly reports a full disk as "disk I/O error": the folder's free space tells which it was. */
+  private diskIsFull(err: unknown): boolean {
+    if (/database or disk is full/i.test((err as Error).message)) return true;
+    if (!this.folder || !/disk I\/O error/i.test((err as Error).message)) return false;
+    const { bavail, bsize } = statfsSync(this.folder);
+    return bavail * bsize < MIN_FREE_BYTES;
+  }
+
   private transact<R>(work: () => R): R {
     this.assertOpen();
     const tx = { version: this.version, compactedThrough: this.compactedThrough, eventBytes: this.eventBytes, events: [] as StoreEvent[] };
@@ -294,6 +308,9 @@ export class EmbeddedStore {
       this.db.exec('COMMIT');
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.diskIsFull(err)) {
+        throw new StorageFullError("No space left on the data dir's disk; nothing of this change was stored. Free space there, then retry");
+      }
       throw err;
     } finally {
       this.tx = undefined;

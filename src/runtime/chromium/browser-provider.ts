@@ -15,6 +15,8 @@ export interface LeasedBrowser {
   readonly wsEndpoint: string;
   /** The browser's main process, when it is a local process. */
   readonly pid?: number;
+  /** Resolves, saying how, when a local browser process ends (also after release). */
+  readonly exited?: Promise<string>;
   /** Ends the lease: the browser and everything it started are gone when this resolves. */
   release(): Promise<void>;
 }

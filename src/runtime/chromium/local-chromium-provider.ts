@@ -79,7 +79,7 @@ export class LocalChromiumProvider implements BrowserProvider {
           }
         });
       });
-      return { wsEndpoint, pid: child.pid, release };
+      return { wsEndpoint, pid: child.pid, release, exited: exitOf(child).then(describeExit) };
     } catch (error) {
       await release();
       throw error;

@@ -103,7 +103,11 @@ export class InvocationRun {
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
     if (this.#settled) throw new Error('invocation already ended');
     this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, signal: this.#launchAbort.signal });
-    void this.#browserLaunch.then((leased) => this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready'), () => undefined);
+    void this.#browserLaunch.then((leased) => {
+      this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready');
+      // The session is the browser: once it is gone nothing the handler does can succeed, and it is not the handler's fault.
+      void leased.exited?.then((how) => this.#finish(failed('INTERNAL_ERROR', `The browser ${how} during the invocation`)));
+    }, () => undefined);
     return this.#browserLaunch;
   }
 

@@ -1,0 +1,85 @@
+// Faults inside a running browser pod (embedded): Chromium killed mid-handler, the pod agent
+// killed mid-handler. Every invocation ends with a cause, none runs its handler to completion
+// twice, and nothing of the pod is left running.
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+import { startHoldServer, type HoldServer } from '../support/hold-server.js';
+import { publish, waitInvocation } from '../support/publish.js';
+import { processTreeUnder } from '../support/processes.js';
+
+// Waits at the hold server, then drives the browser: a browser killed meanwhile is noticed here.
+const FN = `
+import { defineFn } from 'browserfn';
+import { chromium } from 'playwright-core';
+defineFn('hold-then-browse', async (ctx, params: { url: string; tag: string }) => {
+  const held = await fetch(params.url + '/' + params.tag);
+  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
+  const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage());
+  const title = await page.evaluate(() => 'browsed');
+  await browser.close();
+  return { tag: params.tag, held: await held.text(), title };
+});
+`;
+
+describe('faults in a browser pod (embedded)', function () {
+  this.timeout(300_000);
+  let svc: TestService;
+  let hold: HoldServer;
+  let fnId: string;
+
+  before(async () => {
+    svc = await startTestService({ BROWSERFN_MAX_CONCURRENT_INVOCATIONS: '1' });
+    const build = await publish(svc, writeProject({ 'index.ts': FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    fnId = build.builtFunctions![0].id;
+  });
+  beforeEach(async () => {
+    hold = await startHoldServer();
+  });
+  afterEach(async () => {
+    hold?.release();
+    await hold?.close();
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+
+  /** Starts an invocation and waits until its handler is held at the hold server. */
+  async function invokeAndHold(tag: string): Promise<string> {
+    const res = await svc.request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold.url, tag } });
+    assert.equal(res.status, 202);
+    await hold.arrived(1);
+    return res.body.id as string;
+  }
+
+  function kill(what: RegExp): number[] {
+    const victims = processTreeUnder(svc.dataDir).filter((p) => what.test(p.cmdline));
+    assert.ok(victims.length > 0, `no process matches ${what}: ${processTreeUnder(svc.dataDir).map((p) => p.cmdline.slice(0, 120)).join('\n')}`);
+    for (const { pid } of victims) process.kill(pid, 'SIGKILL');
+    return victims.map((v) => v.pid);
+  }
+
+  it('Chromium killed mid-handler: the invocation fails with a cause naming the browser, and the pod is gone', async () => {
+    const id = await invokeAndHold('chromium');
+    kill(/chromium.*--remote-debugging/);
+    hold.release();
+    const result = await waitInvocation(svc, id);
+    assert.equal(result.status, 'FAILED', JSON.stringify(result));
+    assert.deepEqual(result.cause, { code: 'INTERNAL_ERROR', message: 'The browser was killed by SIGKILL during the invocation' });
+    assert.deepEqual(processTreeUnder(svc.dataDir), [], 'nothing of the pod is left running');
+  });
+
+  // The agent died before it could report, so the attempt left no outcome: the controller starts
+  // the invocation once more (at least once, as for any pod lost before it reported).
+  it('the pod agent killed mid-handler: the invocation runs once more in a new pod and completes', async () => {
+    const id = await invokeAndHold('agent');
+    const [agent] = kill(/pod-agent/);
+    await hold.arrived(2);
+    hold.release();
+    const result = await waitInvocation(svc, id);
+    assert.equal(result.status, 'COMPLETED', JSON.stringify(result));
+    assert.deepEqual(result.results, { tag: 'agent', held: 'released', title: 'browsed' });
+    assert.ok(!processTreeUnder(svc.dataDir).some((p) => p.pid === agent));
+  });
+});

@@ -1,0 +1,26 @@
+// Prunes the bundles of a project's old versions (beyond each Function's newest `keepVersions`)
+// that nothing runs any more; the versions themselves stay listable. Keyed by project: a bundle
+// may be shared by several Functions built together.
+import type { ClusterPort } from '../../cluster/port.js';
+import type { Logger } from '../../config/logger.js';
+import { deleteVersionBundle, projectVersionBundles } from '../../functions/version-bundles.js';
+import type { Reconciler, Request } from '../runtime/controller.js';
+import { bundlesToPrune } from '../policies/retention.js';
+
+export interface VersionPruningDeps {
+  cluster: ClusterPort;
+  keepVersions: number;
+  log: Logger;
+}
+
+export class VersionPruningReconciler implements Reconciler {
+  constructor(private readonly deps: VersionPruningDeps) {}
+
+  async reconcile({ name: project }: Request): Promise<void> {
+    const { versions, inUse } = await projectVersionBundles(this.deps.cluster, project);
+    for (const bundle of bundlesToPrune(versions, inUse, this.deps.keepVersions)) {
+      await deleteVersionBundle(this.deps.cluster, project, bundle);
+      this.deps.log.info({ project, bundle }, 'pruned the bundle of old versions');
+    }
+  }
+}

@@ -45,10 +45,14 @@ export async function getInvocationBySession(cluster: ClusterPort, archive: Arch
   return { invocation: archived.invocation, archived };
 }
 
-/** The handler's console output (kept once the invocation ends) and the recorded CDP session. */
-export async function invocationRecords(cluster: ClusterPort, found: FoundInvocation): Promise<{ logs: LogEntry[]; sessionLogs: SessionLogEntry[] }> {
-  if (found.archived) return { logs: found.archived.logs, sessionLogs: found.archived.sessionLogs };
+/**
+ * The handler's console output (kept once the invocation ends) and the recorded CDP session. With
+ * an archive, an ended invocation whose outcome is gone was archived (and deleted) meanwhile.
+ */
+export async function invocationRecords(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation): Promise<{ logs: LogEntry[]; sessionLogs: SessionLogEntry[] }> {
   const inv = found.invocation;
+  if (found.archived) return { logs: found.archived.logs, sessionLogs: found.archived.sessionLogs };
   const outcome = await cluster.resource(Kinds.ConfigMap).get(inv.metadata.namespace, outcomeName(inv.metadata.name));
-  return readOutcomeRecords(outcome);
+  const archived = !outcome && archive && isTerminal(inv) ? await readArchivedInvocation(archive, inv.metadata.namespace!, inv.metadata.name) : undefined;
+  return archived ? { logs: archived.logs, sessionLogs: archived.sessionLogs } : readOutcomeRecords(outcome);
 }

@@ -73,7 +73,7 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
 
   it('keeps a finished invocation until its TTL, then archives it and removes it with its outcome', async () => {
     const inv = await finishedInvocation();
-    const before = await invocationRecords(cluster, { invocation: inv });
+    const before = await invocationRecords(cluster, undefined, { invocation: inv });
     assert.deepEqual(await reconcile(inv), { requeueAfterMs: TTL_MS });
     now += TTL_MS - 1;
     assert.deepEqual(await reconcile(inv), { requeueAfterMs: 1 });
@@ -87,7 +87,7 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
     const found = await getInvocation(cluster, archive, 'p', inv.metadata.name);
     assert.deepEqual(found.invocation.status, inv.status);
     assert.deepEqual(found.invocation.spec, inv.spec);
-    assert.deepEqual(await invocationRecords(cluster, found), before);
+    assert.deepEqual(await invocationRecords(cluster, archive, found), before);
     assert.equal((await readArchivedSession(archive, 'p', inv.spec.sessionId))?.invocation.metadata.name, inv.metadata.name);
   });
 
@@ -103,13 +103,23 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
     const inv = await finishedInvocation();
     now += TTL_MS;
     // The first half of a reconcile that crashed before its delete.
-    await archiveInvocation(archive, inv, await invocationRecords(cluster, { invocation: inv }));
+    await archiveInvocation(archive, inv, await invocationRecords(cluster, undefined, { invocation: inv }));
     const first = await archive.store.get(invocationRecordKey('p', inv.metadata.name));
     const restarted = new InvocationRetentionReconciler({ cluster, archive, finishedTtlMs: TTL_MS, clock: () => now, log });
     await restarted.reconcile({ namespace: 'p', name: inv.metadata.name });
     assert.equal(await invocations().get('p', inv.metadata.name), undefined);
     assert.deepEqual(await archive.store.get(invocationRecordKey('p', inv.metadata.name)), first, 'the same bytes, rewritten in place');
     assert.deepEqual(readdirSync(join(root, 'artifacts', 'invocations', 'p')), [`${inv.metadata.name}.json`]);
+  });
+
+  it('a read that finds the Invocation but not its outcome (archived in between) answers from the archive', async () => {
+    const inv = await finishedInvocation();
+    const before = await invocationRecords(cluster, undefined, { invocation: inv });
+    now += TTL_MS;
+    await archiveInvocation(archive, inv, before);
+    // What the garbage collector does once the Invocation is deleted, seen by a reader holding the Invocation.
+    await cluster.resource(Kinds.ConfigMap).delete('p', outcomeName(inv.metadata.name));
+    assert.deepEqual(await invocationRecords(cluster, archive, { invocation: inv }), before);
   });
 
   it('an archive that cannot be written deletes nothing', async () => {

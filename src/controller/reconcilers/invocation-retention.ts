@@ -32,7 +32,7 @@ export class InvocationRetentionReconciler implements Reconciler {
     const step = finishedObjectStep({ terminal: isTerminal(inv), endedAt: inv.status?.endedAt, createdAt: inv.metadata.creationTimestamp }, this.deps.clock(), this.deps.finishedTtlMs);
     if (step.kind === 'keep') return;
     if (step.kind === 'wait') return { requeueAfterMs: step.afterMs };
-    await archiveInvocation(archive, inv, await invocationRecords(cluster, { invocation: inv }));
+    await archiveInvocation(archive, inv, await invocationRecords(cluster, undefined, { invocation: inv }));
     await deleteArchived(cluster.resource(Kinds.Invocation), inv);
     log.debug({ invocation: name, namespace, store: archive.store.backend }, 'archived a finished invocation and removed it from the cluster store');
   }

@@ -12,6 +12,6 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   responses: { 200: { description: 'Array of CDP events' }, 404: { description: 'Not in this project' } },
   async handle(ctx, { params }, deps) {
     const found = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
-    ctx.body = (await invocationRecords(deps.cluster, found)).sessionLogs;
+    ctx.body = (await invocationRecords(deps.cluster, deps.archive, found)).sessionLogs;
   },
 });

@@ -100,9 +100,13 @@ export async function getBuild(cluster: ClusterPort, archive: Archive, project: 
   return { build: archived.build, archived };
 }
 
-export async function buildLogs(cluster: ClusterPort, { build, archived }: FoundBuild): Promise<LogEntry[]> {
+/** The build's log. With an archive, an ended build whose output is gone may have been archived (and deleted) meanwhile. */
+export async function buildLogs(cluster: ClusterPort, archive: Archive | undefined, { build, archived }: FoundBuild): Promise<LogEntry[]> {
   if (archived) return archived.logs;
   const output: KubeObject | undefined = await cluster.resource(Kinds.ConfigMap).get(build.metadata.namespace, buildOutputName(build.metadata.name));
+  const ended = build.status?.phase === 'COMPLETED' || build.status?.phase === 'FAILED';
+  const archivedMeanwhile = !output && archive && ended ? await readArchivedBuild(archive, build.metadata.namespace!, build.metadata.name) : undefined;
+  if (archivedMeanwhile) return archivedMeanwhile.logs;
   const logs = readBuildLogs(output);
   const cause = build.status?.cause;
   if (cause && !output) logs.push({ level: 'error', message: `${cause.code}: ${cause.message ?? ''}`, timestamp: build.status?.endedAt ?? '' });

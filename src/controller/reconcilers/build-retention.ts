@@ -36,7 +36,7 @@ export class BuildRetentionReconciler implements Reconciler {
     if (step.kind === 'keep') return;
     if (step.kind === 'wait') return { requeueAfterMs: step.afterMs };
     if (await this.builtForExistingSource(build)) return;
-    await archiveBuild(archive, build, await buildLogs(cluster, { build }));
+    await archiveBuild(archive, build, await buildLogs(cluster, undefined, { build }));
     await deleteArchived(cluster.resource(Kinds.Build), build);
     log.debug({ build: name, namespace, store: archive.store.backend }, 'archived a finished build and removed it from the cluster store');
   }

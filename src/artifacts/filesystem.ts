@@ -1,13 +1,16 @@
 // The filesystem backend of the artifact store: one file per key under a root folder (the data
-// dir's `artifacts/`). A write goes to a temporary file in the same folder, is flushed, and is
-// renamed over the key's file, so a crash leaves the old object or the new one, never a part.
+// dir's `artifacts/`). A write goes to a temporary file in `<root>/.tmp/` (same filesystem), is
+// flushed, and is renamed over the key's file, so a crash leaves the old object or the new one,
+// never a part.
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, relative, sep } from 'node:path';
 import { assertArtifactKey, type ArtifactEntry, type ArtifactStore } from './port.js';
 
-/** Temporary files start with '.', which no key segment may: listings skip them, and a restart clears them. */
-const TEMP_PREFIX = '.tmp-';
+/** Starts with '.', which no key segment may: no key reaches it, and listings skip it. */
+const TEMP_FOLDER = '.tmp';
+/** Temp files older than this at start were left by a crash (a live write takes milliseconds). */
+const STALE_TEMP_MS = 10 * 60_000;
 
 export class FilesystemArtifactStore implements ArtifactStore {
   readonly backend = 'filesystem';
@@ -15,8 +18,8 @@ export class FilesystemArtifactStore implements ArtifactStore {
   private constructor(private readonly root: string) {}
 
   static async open(root: string): Promise<FilesystemArtifactStore> {
-    await mkdir(root, { recursive: true, mode: 0o700 });
-    await removeTempFiles(root);
+    await mkdir(join(root, TEMP_FOLDER), { recursive: true, mode: 0o700 });
+    await removeStaleTempFiles(join(root, TEMP_FOLDER));
     return new FilesystemArtifactStore(root);
   }
 
@@ -31,7 +34,7 @@ export class FilesystemArtifactStore implements ArtifactStore {
   async put(key: string, body: Buffer): Promise<void> {
     const path = this.pathOf(key);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const temp = join(dirname(path), `${TEMP_PREFIX}${randomBytes(6).toString('hex')}`);
+    const temp = join(this.root, TEMP_FOLDER, randomBytes(8).toString('hex'));
     const file = await open(temp, 'wx', 0o600);
     try {
       await file.writeFile(body);
@@ -67,7 +70,7 @@ export class FilesystemArtifactStore implements ArtifactStore {
     const entries: ArtifactEntry[] = [];
     for (const path of await filesUnder(start)) {
       const key = relative(this.root, path).split(sep).join('/');
-      if (!key.startsWith(prefix) || key.split('/').some((s) => s.startsWith(TEMP_PREFIX))) continue;
+      if (!key.startsWith(prefix) || key.startsWith(`${TEMP_FOLDER}/`)) continue;
       const info = await stat(path).catch(() => undefined);
       if (info) entries.push({ key, size: info.size, lastModifiedMs: info.mtimeMs });
     }
@@ -95,8 +98,9 @@ async function filesUnder(folder: string): Promise<string[]> {
 }
 
 /** Writes a crash interrupted before their rename. */
-async function removeTempFiles(root: string): Promise<void> {
-  for (const path of await filesUnder(root)) {
-    if (path.split(sep).at(-1)!.startsWith(TEMP_PREFIX)) await rm(path, { force: true });
+async function removeStaleTempFiles(folder: string): Promise<void> {
+  for (const path of await filesUnder(folder)) {
+    const info = await stat(path).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > STALE_TEMP_MS) await rm(path, { force: true });
   }
 }

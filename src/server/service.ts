@@ -64,12 +64,13 @@ export interface RunningService {
 }
 
 export async function startService(settings: Settings, options: ServiceOptions, log: Logger = createLogger()): Promise<RunningService> {
+  // Before the cluster: opening it only checks the settings and makes the folder, so a failure here leaves nothing open.
+  const artifacts = await openArtifactStore(settings.artifactStore);
   const cluster =
     options.backend === 'kube'
       ? await openKubeCluster({ kubeconfigPath: options.kubeconfigPath })
       : await openEmbeddedCluster({ file: join(settings.dataDir, 'store.db'), encryptionKey: storeKey(settings.dataDir) });
   const metrics = new Metrics();
-  const artifacts = await openArtifactStore(settings.artifactStore);
   if (options.backend === 'kube' && artifacts.backend === 'filesystem') {
     log.warn({ dir: settings.artifactStore.kind === 'filesystem' ? settings.artifactStore.dir : undefined }, 'archived records are kept on this process\'s filesystem: every API and operator replica must see the same folder (or set BROWSERFN_ARTIFACT_STORE=s3)');
   }

@@ -2,7 +2,7 @@
 // S3-compatible server (versitygw built from its Go module, scripts/s3). The S3 suite skips,
 // saying why, only when Go is missing.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, existsSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -71,16 +71,21 @@ describe('artifact store: filesystem', () => {
 
   contract(() => FilesystemArtifactStore.open(join(root, 'store')));
 
-  it('writes through a temp file and rename: none is left behind, and a crashed one is cleared at open', async () => {
+  it('writes through a temp file and rename: none is left behind, and one a crash left is cleared at the next open', async () => {
     const store = await FilesystemArtifactStore.open(join(root, 'store'));
     await store.put('invocations/p1/a.json', Buffer.from('whole'));
     assert.deepEqual(readdirSync(join(root, 'store', 'invocations', 'p1')), ['a.json']);
-    // What a crash between write and rename leaves: a temp file beside the object.
-    writeFileSync(join(root, 'store', 'invocations', 'p1', '.tmp-crashed'), 'half');
+    assert.deepEqual(readdirSync(join(root, 'store', '.tmp')), []);
+    // What a crash between write and rename leaves: a temp file, older than any live write.
+    const crashed = join(root, 'store', '.tmp', 'crashed');
+    writeFileSync(crashed, 'half');
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(crashed, old, old);
+    writeFileSync(join(root, 'store', '.tmp', 'in-flight'), 'another writer');
     assert.deepEqual((await store.list('invocations/')).map((e) => e.key), ['invocations/p1/a.json'], 'temp files are not objects');
     await store.close();
     const reopened = await FilesystemArtifactStore.open(join(root, 'store'));
-    assert.deepEqual(readdirSync(join(root, 'store', 'invocations', 'p1')), ['a.json']);
+    assert.deepEqual(readdirSync(join(root, 'store', '.tmp')), ['in-flight'], 'a recent one may be another writer\'s');
     assert.equal((await reopened.get('invocations/p1/a.json'))?.toString(), 'whole');
     await reopened.close();
   });

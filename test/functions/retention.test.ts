@@ -21,7 +21,7 @@ defineFn('retained', async (ctx, params: { tag: string }) => {
 });
 `;
 
-const RETENTION_SECONDS = 25;
+const RETENTION_SECONDS = 30;
 const KINDS = [Kinds.Function, Kinds.Build, Kinds.Invocation, Kinds.ConfigMap, Kinds.Pod, Kinds.Secret];
 
 /** Every file under the archive folder, relative to it. */
@@ -61,6 +61,11 @@ describe('retention (embedded, filesystem archive)', function () {
     await waitFor('the build to leave the store', async () => ((await svc.service.cluster.resource(Kinds.Build).get('default', build.id)) ? undefined : true), 30_000);
     assert.deepEqual((await svc.request('GET', `/v1/functions/builds/${build.id}`)).body, buildBody);
     assert.deepEqual((await svc.request('GET', `/v1/functions/builds/${build.id}/logs`)).body, buildLogs);
+    // The build's pod goes once the node agent confirms, and its token Secret with it.
+    await waitFor('the build pod and its token Secret to go', async () => {
+      const counts = await objectCounts(svc);
+      return counts.Pod + counts.Secret === 0 ? true : undefined;
+    }, 30_000);
     const baseline = await objectCounts(svc);
 
     const fnId = build.builtFunctions![0].id;

@@ -26,7 +26,7 @@ export interface ControllerSettings {
   metrics: Metrics;
   log: Logger;
   leaderElection?: LeaderElectionOptions;
-  retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'onQueueDepth'>;
+  retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'metrics' | 'onQueueDepth'>;
 }
 
 export function createControllerManager(settings: ControllerSettings): Manager {
@@ -80,6 +80,6 @@ export function createControllerManager(settings: ControllerSettings): Manager {
   manager.add(functionController);
   manager.add(buildController);
   manager.add(invocationController);
-  addRetentionControllers(manager, { ...settings.retention, cluster, log, onQueueDepth: depth });
+  addRetentionControllers(manager, { ...settings.retention, cluster, log, metrics, onQueueDepth: depth });
   return manager;
 }

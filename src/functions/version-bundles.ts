@@ -12,11 +12,14 @@ export interface ProjectVersionBundles {
   versions: { functionUid: string; number: number; bundle: string }[];
   /** Run by a Function's current version or by an invocation that has not ended. */
   inUse: Set<string>;
+  /** Bundles stored now (pruned ones are not). */
+  existing: Set<string>;
 }
 
 export async function projectVersionBundles(cluster: ClusterPort, namespace: string): Promise<ProjectVersionBundles> {
-  const [records, functions, invocations] = await Promise.all([
+  const [records, bundles, functions, invocations] = await Promise.all([
     cluster.resource(Kinds.ConfigMap).list(namespace, { labelSelector: `${Labels.role}=${Roles.version}` }),
+    cluster.resource(Kinds.ConfigMap).list(namespace, { labelSelector: `${Labels.role}=${Roles.bundle}` }),
     cluster.resource<FunctionObject>(Kinds.Function).list(namespace),
     cluster.resource<InvocationObject>(Kinds.Invocation).list(namespace),
   ]);
@@ -27,7 +30,7 @@ export async function projectVersionBundles(cluster: ClusterPort, namespace: str
   const inUse = new Set<string>();
   for (const fn of functions.items) if (fn.spec.version) inUse.add(fn.spec.version.bundleConfigMap);
   for (const inv of invocations.items) if (!isTerminal(inv)) inUse.add(inv.spec.bundleConfigMap);
-  return { versions, inUse };
+  return { versions, inUse, existing: new Set(bundles.items.map((cm) => cm.metadata.name)) };
 }
 
 /** Removes one bundle; one already gone is no error. */

@@ -54,6 +54,12 @@ describe('retention policy', () => {
       ],
       ['versions sharing one bundle count once', [...versionsOf('f', 4, (i) => (i < 3 ? 'old' : `f-b${i}`))], ['f-b4'], 2, ['old']],
     ];
-    for (const [name, versions, inUse, keep, expected] of cases) it(name, () => assert.deepEqual(bundlesToPrune(versions, new Set(inUse), keep), expected));
+    for (const [name, versions, inUse, keep, expected] of cases) {
+      const stored = new Set(versions.map((v) => v.bundle));
+      it(name, () => assert.deepEqual(bundlesToPrune(versions, new Set(inUse), stored, keep), expected));
+    }
+    it('a bundle pruned before is not pruned again', () => {
+      assert.deepEqual(bundlesToPrune(versionsOf('f', 5), new Set(['f-b5']), new Set(['f-b2', 'f-b4', 'f-b5']), 2), ['f-b2']);
+    });
   });
 });

@@ -42,11 +42,11 @@ export interface VersionBundleRef {
 }
 
 /**
- * Bundles to prune: those run only by versions beyond each Function's newest `keep`, and by no
+ * Bundles to prune: stored ones run only by versions beyond each Function's newest `keep`, and by no
  * bundle in use (a Function's current version, a queued or running invocation). Shared bundles
  * (one build, several Functions) stay while any Function keeps a version of them.
  */
-export function bundlesToPrune(versions: VersionBundleRef[], inUse: ReadonlySet<string>, keep: number): string[] {
+export function bundlesToPrune(versions: VersionBundleRef[], inUse: ReadonlySet<string>, existing: ReadonlySet<string>, keep: number): string[] {
   const byFunction = new Map<string, VersionBundleRef[]>();
   for (const v of versions) byFunction.set(v.functionUid, [...(byFunction.get(v.functionUid) ?? []), v]);
   const kept = new Set(inUse);
@@ -56,5 +56,5 @@ export function bundlesToPrune(versions: VersionBundleRef[], inUse: ReadonlySet<
     newestFirst.slice(0, keep).forEach((v) => kept.add(v.bundle));
     newestFirst.slice(keep).forEach((v) => old.add(v.bundle));
   }
-  return [...old].filter((bundle) => bundle && !kept.has(bundle)).sort();
+  return [...old].filter((bundle) => existing.has(bundle) && !kept.has(bundle)).sort();
 }

@@ -16,6 +16,8 @@ export interface ArchiveSweepDeps {
   sweepIntervalMs: number;
   clock: Clock;
   log: Logger;
+  /** Called once per archived object deleted (a metric). */
+  onDeleted?: () => void;
 }
 
 export class ArchiveSweepReconciler implements Reconciler {
@@ -28,6 +30,7 @@ export class ArchiveSweepReconciler implements Reconciler {
       for (const key of expiredArchiveKeys(await archive.store.list(prefix), this.deps.clock(), archive.retentionMs)) {
         await archive.store.delete(key);
         deleted++;
+        this.deps.onDeleted?.();
       }
     }
     if (deleted > 0) log.info({ deleted, store: archive.store.backend }, 'deleted archived records past their retention');

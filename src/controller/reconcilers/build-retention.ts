@@ -21,6 +21,8 @@ export interface BuildRetentionDeps {
   finishedTtlMs: number;
   clock: Clock;
   log: Logger;
+  /** Called once per object archived and removed (a metric). */
+  onArchived?: () => void;
 }
 
 export class BuildRetentionReconciler implements Reconciler {
@@ -38,6 +40,7 @@ export class BuildRetentionReconciler implements Reconciler {
     if (await this.builtForExistingSource(build)) return;
     await archiveBuild(archive, build, await buildLogs(cluster, undefined, { build }));
     await deleteArchived(cluster.resource(Kinds.Build), build);
+    this.deps.onArchived?.();
     log.debug({ build: name, namespace, store: archive.store.backend }, 'archived a finished build and removed it from the cluster store');
   }
 

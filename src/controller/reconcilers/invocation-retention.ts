@@ -20,6 +20,8 @@ export interface InvocationRetentionDeps {
   finishedTtlMs: number;
   clock: Clock;
   log: Logger;
+  /** Called once per object archived and removed (a metric). */
+  onArchived?: () => void;
 }
 
 export class InvocationRetentionReconciler implements Reconciler {
@@ -34,6 +36,7 @@ export class InvocationRetentionReconciler implements Reconciler {
     if (step.kind === 'wait') return { requeueAfterMs: step.afterMs };
     await archiveInvocation(archive, inv, await invocationRecords(cluster, undefined, { invocation: inv }));
     await deleteArchived(cluster.resource(Kinds.Invocation), inv);
+    this.deps.onArchived?.();
     log.debug({ invocation: name, namespace, store: archive.store.backend }, 'archived a finished invocation and removed it from the cluster store');
   }
 }

@@ -11,16 +11,19 @@ export interface VersionPruningDeps {
   cluster: ClusterPort;
   keepVersions: number;
   log: Logger;
+  /** Called once per bundle pruned (a metric). */
+  onPruned?: () => void;
 }
 
 export class VersionPruningReconciler implements Reconciler {
   constructor(private readonly deps: VersionPruningDeps) {}
 
   async reconcile({ name: project }: Request): Promise<void> {
-    const { versions, inUse } = await projectVersionBundles(this.deps.cluster, project);
-    for (const bundle of bundlesToPrune(versions, inUse, this.deps.keepVersions)) {
+    const { versions, inUse, existing } = await projectVersionBundles(this.deps.cluster, project);
+    for (const bundle of bundlesToPrune(versions, inUse, existing, this.deps.keepVersions)) {
       await deleteVersionBundle(this.deps.cluster, project, bundle);
       this.deps.log.info({ project, bundle }, 'pruned the bundle of old versions');
+      this.deps.onPruned?.();
     }
   }
 }

@@ -40,6 +40,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(cluster|schemas|config|domain)/' },
     },
     {
+      name: 'artifact-store-imports-only-below',
+      severity: 'error',
+      comment: 'The artifact store port and its backends (filesystem, S3) store bytes under keys: they may import only src/artifacts, src/config and src/domain; record formats live with the use cases (src/functions/archived).',
+      from: { path: '^src/artifacts/' },
+      to: { path: '^src/', pathNot: '^src/(artifacts|config|domain)/' },
+    },
+    {
       name: 'schemas-are-the-bottom',
       severity: 'error',
       comment:
@@ -60,13 +67,13 @@ module.exports = {
       comment:
         'Build and browser pods hold no cluster rights and run beside user code: src/build, src/sdk and src/runtime (except the node agent) never import the façade, controllers, store or use cases.',
       from: { path: '^src/(build|sdk|runtime)/', pathNot: '^src/runtime/node-agent/' },
-      to: { path: '^src/(api|controller|cluster|functions|secrets|fetch|server|cli)/' },
+      to: { path: '^src/(api|controller|cluster|artifacts|functions|secrets|fetch|server|cli)/' },
     },
     {
       name: 'control-plane-never-loads-agent-code',
       severity: 'error',
       comment: 'The façade, controllers and use cases never load user code: they may not import the in-pod agents or the sandbox.',
-      from: { path: '^src/(api|controller|cluster|functions|secrets|fetch)/' },
+      from: { path: '^src/(api|controller|cluster|artifacts|functions|secrets|fetch)/' },
       to: { path: '^src/(build|runtime/pod-agent|runtime/agent-common|runtime/sandbox)/' },
     },
     {

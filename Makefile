@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.installed
 
-.PHONY: run test imports bench build deps crds control-plane control-plane-stop clean
+.PHONY: run test imports bench build deps crds control-plane control-plane-stop s3 s3-stop clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -18,11 +18,13 @@ build: deps
 run: build
 	node dist/src/cli/main.js serve $(ARGS)
 
-# Every test. The Kubernetes suites need the test control plane: it is built from Go modules when
-# missing (cached in .cache/controlplane), started here and stopped afterwards.
+# Every test. The Kubernetes suites need the test control plane and the artifact-store suites an
+# S3 server: both are built from Go modules when missing (cached in .cache/controlplane and
+# .cache/versitygw), started here and stopped afterwards.
 test: build imports
 	@bash scripts/controlplane/start.sh || echo "make test: the test control plane did not start; the Kubernetes suites will say why"
-	@status=0; npx mocha || status=$$?; bash scripts/controlplane/stop.sh || true; exit $$status
+	@bash scripts/s3/start.sh || echo "make test: the test S3 server did not start; the S3 suites will say why"
+	@status=0; npx mocha || status=$$?; bash scripts/s3/stop.sh || true; bash scripts/controlplane/stop.sh || true; exit $$status
 
 # The import rules of docs/architecture.md, checked by dependency-cruiser (.dependency-cruiser.cjs).
 imports: deps
@@ -41,6 +43,13 @@ control-plane:
 
 control-plane-stop:
 	bash scripts/controlplane/stop.sh
+
+# The test S3 server (versitygw) on 127.0.0.1; credentials in .cache/versitygw/run/s3.env.
+s3:
+	bash scripts/s3/start.sh
+
+s3-stop:
+	bash scripts/s3/stop.sh
 
 clean:
 	rm -rf dist

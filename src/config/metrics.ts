@@ -28,6 +28,12 @@ export class Metrics {
     labelNames: ['queue'] as const,
     registers: [this.registry],
   });
+  readonly retention = new Counter({
+    name: 'browserfn_retention_actions_total',
+    help: 'Retention steps taken: invocations and builds archived (and removed from the cluster store), archived objects swept, old bundles pruned',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
   readonly fetches = new Counter({
     name: 'browserfn_fetch_requests_total',
     help: 'Fetch requests by format and outcome status code',

@@ -10,6 +10,34 @@ export interface ApiKeyBinding {
   project: string;
 }
 
+/** Where archived records go (docs/retention.md): files under the data dir, or an S3-compatible bucket. */
+export type ArtifactStoreSettings =
+  | { kind: 'filesystem'; dir: string }
+  | {
+      kind: 's3';
+      /** The server's URL (e.g. http://minio:9000); unset: AWS S3 of `region`. */
+      endpoint?: string;
+      region: string;
+      bucket: string;
+      /** Prepended to every key (empty, or ending in '/'), so installations can share a bucket. */
+      keyPrefix: string;
+      /** Path-style addressing (`endpoint/bucket/key`), which most S3-compatible servers need. */
+      forcePathStyle: boolean;
+      /** Unset: the AWS SDK's default chain (AWS_* variables, web identity, instance role). */
+      credentials?: { accessKeyId: string; secretAccessKey: string };
+    };
+
+export interface RetentionSettings {
+  /** A finished Invocation or Build stays in the cluster store this long, then is archived and deleted. */
+  finishedTtlSeconds: number;
+  /** An archived record answers this long after its end, then the sweep deletes it. */
+  retentionDays: number;
+  /** Bundles of a Function's newest versions kept; older ones no Function runs are pruned. */
+  keepVersions: number;
+  /** How often the archive is swept for records past their retention. */
+  sweepIntervalSeconds: number;
+}
+
 export interface Settings {
   host: string;
   port: number;
@@ -48,6 +76,8 @@ export interface Settings {
   featureEnv: { fetch: Record<string, string>; buildPods: Record<string, string> };
   /** Signs per-pod tokens; BROWSERFN_POD_TOKEN_SECRET (shared by operator and API replicas) or made once in the data dir. */
   podTokenSecret: string;
+  artifactStore: ArtifactStoreSettings;
+  retention: RetentionSettings;
 }
 
 export interface SettingsInput {
@@ -101,6 +131,13 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', 768 * 1024, 1024, 768 * 1024),
     featureEnv: { fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')), buildPods: pick(env, (name) => BUILD_POD_VARIABLES.includes(name)) },
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
+    artifactStore: artifactStoreFrom(env, dataDir),
+    retention: {
+      finishedTtlSeconds: intFrom(env.BROWSERFN_FINISHED_TTL_SECONDS, 'BROWSERFN_FINISHED_TTL_SECONDS', 3600, 0, 10 * 365 * 86400),
+      retentionDays: numberFrom(env.BROWSERFN_RETENTION_DAYS, 'BROWSERFN_RETENTION_DAYS', 30, 0.00001, 36500),
+      keepVersions: intFrom(env.BROWSERFN_KEEP_VERSIONS, 'BROWSERFN_KEEP_VERSIONS', 10, 1, 100_000),
+      sweepIntervalSeconds: intFrom(env.BROWSERFN_RETENTION_SWEEP_SECONDS, 'BROWSERFN_RETENTION_SWEEP_SECONDS', 3600, 1, 7 * 86400),
+    },
   };
 }
 
@@ -137,6 +174,37 @@ function readOrCreateSecret(path: string, prefix = ''): string {
 
 export function isProjectName(name: string): boolean {
   return /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name);
+}
+
+function artifactStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): ArtifactStoreSettings {
+  const kind = oneOf(env.BROWSERFN_ARTIFACT_STORE, 'BROWSERFN_ARTIFACT_STORE', ['filesystem', 's3'] as const, 'filesystem');
+  if (kind === 'filesystem') return { kind, dir: resolve(env.BROWSERFN_ARTIFACT_DIR || join(dataDir, 'artifacts')) };
+  const bucket = env.BROWSERFN_S3_BUCKET ?? '';
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new Error(`BROWSERFN_S3_BUCKET must name the bucket (3-63 lower-case letters, digits, '.', '-') when BROWSERFN_ARTIFACT_STORE=s3, got "${bucket}"`);
+  }
+  const keyPrefix = env.BROWSERFN_S3_KEY_PREFIX ?? '';
+  if (keyPrefix && !/^([a-zA-Z0-9._-]+\/)+$/.test(keyPrefix)) throw new Error(`BROWSERFN_S3_KEY_PREFIX must be empty or folders ending in '/' (e.g. "browserfn/"), got "${keyPrefix}"`);
+  const accessKeyId = env.BROWSERFN_S3_ACCESS_KEY_ID;
+  const secretAccessKey = env.BROWSERFN_S3_SECRET_ACCESS_KEY;
+  if (!accessKeyId !== !secretAccessKey) throw new Error('Set both BROWSERFN_S3_ACCESS_KEY_ID and BROWSERFN_S3_SECRET_ACCESS_KEY, or neither (then the AWS SDK finds credentials itself)');
+  const endpoint = env.BROWSERFN_S3_ENDPOINT || undefined;
+  return {
+    kind,
+    endpoint,
+    region: env.BROWSERFN_S3_REGION || 'us-east-1',
+    bucket,
+    keyPrefix,
+    forcePathStyle: oneOf(env.BROWSERFN_S3_FORCE_PATH_STYLE, 'BROWSERFN_S3_FORCE_PATH_STYLE', ['true', 'false'] as const, endpoint ? 'true' : 'false') === 'true',
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+  };
+}
+
+function numberFrom(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  return value;
 }
 
 function oneOf<T extends string>(raw: string | undefined, name: string, allowed: readonly T[], fallback: T): T {

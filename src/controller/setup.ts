@@ -14,6 +14,7 @@ import { BuildReconciler } from './reconcilers/build.js';
 import { InvocationReconciler } from './reconcilers/invocation.js';
 import { FunctionReconciler } from './reconcilers/function.js';
 import type { PodTemplateSettings } from './pods/templates.js';
+import { addRetentionControllers, type RetentionControllerSettings } from './retention-setup.js';
 
 export interface ControllerSettings {
   cluster: ClusterPort;
@@ -25,6 +26,7 @@ export interface ControllerSettings {
   metrics: Metrics;
   log: Logger;
   leaderElection?: LeaderElectionOptions;
+  retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'metrics' | 'onQueueDepth'>;
 }
 
 export function createControllerManager(settings: ControllerSettings): Manager {
@@ -78,5 +80,6 @@ export function createControllerManager(settings: ControllerSettings): Manager {
   manager.add(functionController);
   manager.add(buildController);
   manager.add(invocationController);
+  addRetentionControllers(manager, { ...settings.retention, cluster, log, metrics, onQueueDepth: depth });
   return manager;
 }

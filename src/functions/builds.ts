@@ -11,6 +11,8 @@ import { archiveConfigMap, archiveName } from './stored/upload-archive.js';
 import { buildOutputName, readBuildLogs } from './stored/build-output.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 import { assertUuid } from './lookup.js';
+import type { Archive } from './archived/archive.js';
+import { readArchivedBuild, type ArchivedBuild } from './archived/build-record.js';
 
 export interface BuildRequest {
   entrypoint: string;
@@ -82,15 +84,29 @@ async function assertProjectArchive(archive: Buffer): Promise<void> {
   }
 }
 
-export async function getBuild(cluster: ClusterPort, project: string, id: string): Promise<BuildObject> {
-  assertUuid(id, 'build ID');
-  const build = await cluster.resource<BuildObject>(Kinds.Build).get(project, id.toLowerCase());
-  if (!build) throw notFound(`Build ${id} does not exist in this project`);
-  return build;
+/** A build found in the cluster store, or in the archive once it left the store. */
+export interface FoundBuild {
+  build: BuildObject;
+  archived?: ArchivedBuild;
 }
 
-export async function buildLogs(cluster: ClusterPort, build: BuildObject): Promise<LogEntry[]> {
+export async function getBuild(cluster: ClusterPort, archive: Archive, project: string, id: string): Promise<FoundBuild> {
+  assertUuid(id, 'build ID');
+  const name = id.toLowerCase();
+  const build = await cluster.resource<BuildObject>(Kinds.Build).get(project, name);
+  if (build) return { build };
+  const archived = await readArchivedBuild(archive, project, name);
+  if (!archived) throw notFound(`Build ${id} does not exist in this project`);
+  return { build: archived.build, archived };
+}
+
+/** The build's log. With an archive, an ended build whose output is gone may have been archived (and deleted) meanwhile. */
+export async function buildLogs(cluster: ClusterPort, archive: Archive | undefined, { build, archived }: FoundBuild): Promise<LogEntry[]> {
+  if (archived) return archived.logs;
   const output: KubeObject | undefined = await cluster.resource(Kinds.ConfigMap).get(build.metadata.namespace, buildOutputName(build.metadata.name));
+  const ended = build.status?.phase === 'COMPLETED' || build.status?.phase === 'FAILED';
+  const archivedMeanwhile = !output && archive && ended ? await readArchivedBuild(archive, build.metadata.namespace!, build.metadata.name) : undefined;
+  if (archivedMeanwhile) return archivedMeanwhile.logs;
   const logs = readBuildLogs(output);
   const cause = build.status?.cause;
   if (cause && !output) logs.push({ level: 'error', message: `${cause.code}: ${cause.message ?? ''}`, timestamp: build.status?.endedAt ?? '' });

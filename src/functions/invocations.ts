@@ -7,6 +7,8 @@ import { Labels } from '../schemas/resources.js';
 import type { LogEntry, SessionLogEntry } from '../schemas/reports.js';
 import { outcomeName, readOutcomeRecords } from './stored/invocation-outcome.js';
 import { assertUuid } from './lookup.js';
+import type { Archive } from './archived/archive.js';
+import { readArchivedInvocation, readArchivedSession, type ArchivedInvocation } from './archived/invocation-record.js';
 
 export const CREATED_AT_ANNOTATION = 'browserfn.dev/created-at';
 
@@ -17,22 +19,40 @@ export const queuedAt = (inv: InvocationObject): string =>
   inv.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? inv.metadata.creationTimestamp ?? '';
 
 
-export async function getInvocation(cluster: ClusterPort, project: string, id: string): Promise<InvocationObject> {
-  assertUuid(id, 'invocation ID');
-  const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).get(project, id.toLowerCase());
-  if (!inv) throw notFound(`Invocation ${id} does not exist in this project`);
-  return inv;
+/** An invocation found in the cluster store, or in the archive once it left the store. */
+export interface FoundInvocation {
+  invocation: InvocationObject;
+  archived?: ArchivedInvocation;
 }
 
-export async function getInvocationBySession(cluster: ClusterPort, project: string, sessionId: string): Promise<InvocationObject> {
+export async function getInvocation(cluster: ClusterPort, archive: Archive, project: string, id: string): Promise<FoundInvocation> {
+  assertUuid(id, 'invocation ID');
+  const name = id.toLowerCase();
+  const invocation = await cluster.resource<InvocationObject>(Kinds.Invocation).get(project, name);
+  if (invocation) return { invocation };
+  // Archived before it was deleted, so an invocation gone from the store is in the archive.
+  const archived = await readArchivedInvocation(archive, project, name);
+  if (!archived) throw notFound(`Invocation ${id} does not exist in this project`);
+  return { invocation: archived.invocation, archived };
+}
+
+export async function getInvocationBySession(cluster: ClusterPort, archive: Archive, project: string, sessionId: string): Promise<FoundInvocation> {
   assertUuid(sessionId, 'session ID');
   const { items } = await cluster.resource<InvocationObject>(Kinds.Invocation).list(project, { labelSelector: `${Labels.sessionId}=${sessionId.toLowerCase()}` });
-  if (!items[0]) throw notFound(`Session ${sessionId} does not exist in this project`);
-  return items[0];
+  if (items[0]) return { invocation: items[0] };
+  const archived = await readArchivedSession(archive, project, sessionId.toLowerCase());
+  if (!archived) throw notFound(`Session ${sessionId} does not exist in this project`);
+  return { invocation: archived.invocation, archived };
 }
 
-/** The handler's console output (kept once the invocation ends) and the recorded CDP session. */
-export async function invocationRecords(cluster: ClusterPort, inv: InvocationObject): Promise<{ logs: LogEntry[]; sessionLogs: SessionLogEntry[] }> {
+/**
+ * The handler's console output (kept once the invocation ends) and the recorded CDP session. With
+ * an archive, an ended invocation whose outcome is gone was archived (and deleted) meanwhile.
+ */
+export async function invocationRecords(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation): Promise<{ logs: LogEntry[]; sessionLogs: SessionLogEntry[] }> {
+  const inv = found.invocation;
+  if (found.archived) return { logs: found.archived.logs, sessionLogs: found.archived.sessionLogs };
   const outcome = await cluster.resource(Kinds.ConfigMap).get(inv.metadata.namespace, outcomeName(inv.metadata.name));
-  return readOutcomeRecords(outcome);
+  const archived = !outcome && archive && isTerminal(inv) ? await readArchivedInvocation(archive, inv.metadata.namespace!, inv.metadata.name) : undefined;
+  return archived ? { logs: archived.logs, sessionLogs: archived.sessionLogs } : readOutcomeRecords(outcome);
 }

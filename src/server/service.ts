@@ -26,6 +26,9 @@ import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { NodeAgent } from '../runtime/node-agent/node-agent.js';
+import { openArtifactStore } from '../artifacts/open.js';
+import type { Archive } from '../functions/archived/archive.js';
+import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 
 export interface ServiceOptions {
@@ -61,12 +64,18 @@ export interface RunningService {
 }
 
 export async function startService(settings: Settings, options: ServiceOptions, log: Logger = createLogger()): Promise<RunningService> {
+  // Before the cluster: opening it only checks the settings and makes the folder, so a failure here leaves nothing open.
+  const artifacts = await openArtifactStore(settings.artifactStore);
   const cluster =
     options.backend === 'kube'
       ? await openKubeCluster({ kubeconfigPath: options.kubeconfigPath })
       : await openEmbeddedCluster({ file: join(settings.dataDir, 'store.db'), encryptionKey: storeKey(settings.dataDir) });
   const metrics = new Metrics();
-  const deps = { settings, cluster, log, metrics };
+  if (options.backend === 'kube' && artifacts.backend === 'filesystem') {
+    log.warn({ dir: settings.artifactStore.kind === 'filesystem' ? settings.artifactStore.dir : undefined }, 'archived records are kept on this process\'s filesystem: every API and operator replica must see the same folder (or set BROWSERFN_ARTIFACT_STORE=s3)');
+  }
+  const archive: Archive = { store: artifacts, retentionMs: settings.retention.retentionDays * 86_400_000, now: systemClock };
+  const deps = { settings, cluster, log, metrics, archive };
   let manager: Manager | undefined;
   let nodeAgent: NodeAgent | undefined;
   let podIsolation: string | undefined;
@@ -93,6 +102,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     await manager?.stop();
     await nodeAgent?.stop();
     await cluster.close();
+    await artifacts.close();
   }
 
   try {
@@ -131,6 +141,13 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         maxConcurrentInvocations: settings.maxConcurrentInvocations,
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,
+        retention: {
+          archive,
+          finishedTtlMs: settings.retention.finishedTtlSeconds * 1000,
+          keepVersions: settings.retention.keepVersions,
+          sweepIntervalMs: settings.retention.sweepIntervalSeconds * 1000,
+          clock: systemClock,
+        },
         metrics,
         log,
         leaderElection: options.leaseNamespace

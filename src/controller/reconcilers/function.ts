@@ -13,7 +13,7 @@ import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { setCondition } from '../conditions.js';
 import { functionReadiness, type SourceState } from '../policies/function-ready.js';
 
-const SOURCE_HASH_LABEL = 'browserfn.dev/source-hash';
+export const SOURCE_HASH_LABEL = 'browserfn.dev/source-hash';
 
 export interface FunctionReconcilerDeps {
   cluster: ClusterPort;

@@ -14,7 +14,7 @@ export default defineRoute<{ build_id: string }, unknown, unknown>({
   request: { params: idParams('build_id', 'Build ID') },
   responses: { 200: { description: 'The build' }, 400: { description: 'Malformed ID' }, 404: { description: 'No such build' } },
   async handle(ctx, { params }, deps) {
-    const build = await getBuild(deps.cluster, ctx.state.project, params.build_id);
+    const { build } = await getBuild(deps.cluster, deps.archive, ctx.state.project, params.build_id);
     const functions = build.status?.builtFunctions?.length
       ? (await deps.cluster.resource<FunctionObject>(Kinds.Function).list(ctx.state.project)).items
       : [];

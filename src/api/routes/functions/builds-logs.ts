@@ -11,8 +11,8 @@ export default defineRoute<{ build_id: string }, unknown, unknown>({
   request: { params: idParams('build_id', 'Build ID') },
   responses: { 200: { description: '{logs, total}' }, 404: { description: 'No such build' } },
   async handle(ctx, { params }, deps) {
-    const build = await getBuild(deps.cluster, ctx.state.project, params.build_id);
-    const logs = await buildLogs(deps.cluster, build);
+    const found = await getBuild(deps.cluster, deps.archive, ctx.state.project, params.build_id);
+    const logs = await buildLogs(deps.cluster, deps.archive, found);
     ctx.body = { logs: logs.map(({ message, timestamp, level }) => ({ message, timestamp, level })), total: logs.length };
   },
 });

@@ -12,6 +12,6 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   request: { params: idParams('id', 'Invocation ID') },
   responses: { 200: { description: 'The invocation' }, 404: { description: 'Not in this project' } },
   async handle(ctx, { params }, deps) {
-    ctx.body = invocationView(await getInvocation(deps.cluster, ctx.state.project, params.id));
+    ctx.body = invocationView((await getInvocation(deps.cluster, deps.archive, ctx.state.project, params.id)).invocation);
   },
 });

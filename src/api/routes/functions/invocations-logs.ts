@@ -11,8 +11,8 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   request: { params: idParams('id', 'Invocation ID') },
   responses: { 200: { description: '{logs, total}' }, 404: { description: 'Not in this project' } },
   async handle(ctx, { params }, deps) {
-    const inv = await getInvocation(deps.cluster, ctx.state.project, params.id);
-    const { logs } = await invocationRecords(deps.cluster, inv);
+    const found = await getInvocation(deps.cluster, deps.archive, ctx.state.project, params.id);
+    const { logs } = await invocationRecords(deps.cluster, deps.archive, found);
     ctx.body = { logs: logs.map(({ message, timestamp, level }) => ({ message, timestamp, level })), total: logs.length };
   },
 });

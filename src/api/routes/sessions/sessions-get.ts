@@ -12,6 +12,6 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   request: { params: idParams('id', 'Session ID') },
   responses: { 200: { description: 'The session' }, 404: { description: 'Not in this project' } },
   async handle(ctx, { params }, deps) {
-    ctx.body = sessionView(await getInvocationBySession(deps.cluster, ctx.state.project, params.id));
+    ctx.body = sessionView((await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id)).invocation);
   },
 });

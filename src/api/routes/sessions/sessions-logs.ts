@@ -11,7 +11,7 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   request: { params: idParams('id', 'Session ID') },
   responses: { 200: { description: 'Array of CDP events' }, 404: { description: 'Not in this project' } },
   async handle(ctx, { params }, deps) {
-    const inv = await getInvocationBySession(deps.cluster, ctx.state.project, params.id);
-    ctx.body = (await invocationRecords(deps.cluster, inv)).sessionLogs;
+    const found = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
+    ctx.body = (await invocationRecords(deps.cluster, deps.archive, found)).sessionLogs;
   },
 });

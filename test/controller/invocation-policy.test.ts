@@ -166,6 +166,18 @@ describe('admission policy', () => {
       assert.deepEqual(admittedInOrder(invocations, 4), ['a/a0', 'b/b0', 'b/b1', 'a/a1']);
     });
 
+    it('on the same turn, gives the slot to the project served longest ago, whatever the age of its work', () => {
+      const served = (project: string, name: string, startedAt: string) =>
+        inProject(project, invocation({ phase: 'COMPLETED', podName: `${name}-a1`, startedAt, endedAt: startedAt }, name));
+      const invocations = [
+        served('a', 'done-a', '2026-01-01T00:01:00.000Z'),
+        served('b', 'done-b', '2026-01-01T00:00:30.000Z'),
+        waitingIn('a', 'a0', 0),
+        waitingIn('b', 'b0', 20),
+      ];
+      assert.deepEqual(admittedInOrder(invocations, 1), ['b/b0'], 'b last started at 00:00:30, a at 00:01:00');
+    });
+
     it('caps what one project runs when a per-project limit is set', () => {
       const invocations = [runningIn('a', 'r1'), waitingIn('a', 'a0', 0), waitingIn('a', 'a1', 1), waitingIn('b', 'b0', 2)];
       assert.deepEqual(admittedInOrder(invocations, 8, 2), ['b/b0', 'a/a0'], 'a runs 2 at most; the free slots stay free');

@@ -10,15 +10,16 @@ export interface BuildResult {
   cause?: { code: string; message?: string };
 }
 
-export async function publish(svc: TestService, root: string, entry = 'index.ts'): Promise<BuildResult> {
+/** `headers` carry another project's key, when not the service's default one. */
+export async function publish(svc: TestService, root: string, entry = 'index.ts', headers: Record<string, string> = {}): Promise<BuildResult> {
   const packed = await packProject(join(root, entry));
   const form = new FormData();
   form.append('metadata', JSON.stringify({ entrypoint: packed.entrypoint }));
   form.append('archive', new Blob([new Uint8Array(packed.archive)], { type: 'application/gzip' }), 'archive.tar.gz');
-  const created = await svc.request<BuildResult>('POST', '/v1/functions/builds', form);
+  const created = await svc.request<BuildResult>('POST', '/v1/functions/builds', form, headers);
   if (created.status !== 201) throw new Error(`upload failed: ${created.status} ${JSON.stringify(created.body)}`);
   return waitFor(`build ${created.body.id}`, async () => {
-    const { body } = await svc.request<BuildResult>('GET', `/v1/functions/builds/${created.body.id}`);
+    const { body } = await svc.request<BuildResult>('GET', `/v1/functions/builds/${created.body.id}`, undefined, headers);
     return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
   }, 240_000, 200);
 }
@@ -37,9 +38,9 @@ export async function invokeAndWait(svc: TestService, functionId: string, body: 
   return waitInvocation(svc, created.body.id, timeoutMs);
 }
 
-export function waitInvocation(svc: TestService, id: string, timeoutMs = 120_000): Promise<InvocationResult> {
+export function waitInvocation(svc: TestService, id: string, timeoutMs = 120_000, headers: Record<string, string> = {}): Promise<InvocationResult> {
   return waitFor(`invocation ${id}`, async () => {
-    const { body } = await svc.request<InvocationResult>('GET', `/v1/functions/invocations/${id}`);
+    const { body } = await svc.request<InvocationResult>('GET', `/v1/functions/invocations/${id}`, undefined, headers);
     return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
   }, timeoutMs, 100);
 }

@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.installed
 
-.PHONY: run test imports bench build deps crds control-plane control-plane-stop s3 s3-stop clean
+.PHONY: run test imports bench soak build deps crds control-plane control-plane-stop s3 s3-stop clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -32,6 +32,11 @@ imports: deps
 
 bench: build
 	node dist/bench/main.js $(ARGS)
+
+# An hour of mixed publish, invoke and fetch against `serve`, reporting every 5 minutes (not part of
+# `make test`); ARGS="--minutes 10 --report-minutes 1" for a shorter one.
+soak: build
+	node dist/bench/soak.js $(ARGS)
 
 # Regenerates crds/*.yaml from the JSON Schemas in src/schemas (a test checks they match).
 crds: deps

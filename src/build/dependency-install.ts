@@ -56,7 +56,7 @@ export async function installDependencies(options: InstallOptions): Promise<bool
   if (npmrc.carried.length > 0) options.logs.add('info', `Using ${npmrc.carried.length} setting(s) of the project's .npmrc`);
   if (npmrc.leftOut.length > 0) options.logs.add('warn', `Left out of the project's .npmrc: ${npmrc.leftOut.join(', ')}`);
   writeNpmConfig(paths, npmrc.carried);
-  options.logs.add('info', `Installing ${dependencyCount} declared dependencies with npm ci --ignore-scripts (from ${lockfile})`);
+  options.logs.add('info', `Installing the declared dependencies with npm ci --ignore-scripts (from ${lockfile})`);
   await runNpmCi(options, npmCiArguments(paths));
   options.logs.add('info', 'Dependencies installed');
   return true;
@@ -74,6 +74,10 @@ function countDependencies(manifestPath: string): number {
     const group = manifest[field];
     if (typeof group === 'object' && group !== null) count += Object.keys(group).length;
   }
+  // An npm workspace's root may declare nothing itself: its packages' dependencies are in its lockfile.
+  const workspaces = manifest.workspaces;
+  const workspacePatterns = Array.isArray(workspaces) ? workspaces : (workspaces as { packages?: unknown } | undefined)?.packages;
+  if (Array.isArray(workspacePatterns)) count += workspacePatterns.length;
   return count;
 }
 

@@ -1,8 +1,8 @@
 // Discovers the Functions of a bundle: imports it in the sandbox with BB_FUNCTIONS_PHASE=introspect
 // (through introspect-runner.js) and reads the manifests that defineFn wrote.
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { LogCollector } from '../runtime/sandbox/log-collector.js';
 import { captureProcessOutput } from '../runtime/sandbox/output-capture.js';
 import { describeExit } from '../runtime/sandbox/process-group.js';
@@ -38,14 +38,19 @@ export interface IntrospectOptions {
 export async function introspectBundle(options: IntrospectOptions): Promise<RawManifest[]> {
   const manifestDir = join(options.workDir, '.browserbase', 'functions', 'manifests');
   rmSync(join(options.workDir, '.browserbase'), { recursive: true, force: true });
+  // The process's main module lives in the work folder, not in browserfn's package: with the main
+  // module under the folder whose node_modules are the runtime modules, Node 20's permission model
+  // and console preload made puppeteer-core's `import debug from "debug"` come out as no function.
+  const main = join(options.workDir, '.browserfn-introspect.mjs');
+  writeFileSync(main, `import ${JSON.stringify(pathToFileURL(INTROSPECT_RUNNER_PATH).href)};\n`);
   const child = startSandboxedProcess({
-    script: INTROSPECT_RUNNER_PATH,
+    script: main,
     args: [options.bundlePath],
     cwd: options.workDir,
     writable: [options.workDir, options.homeDir, options.tmpDir],
     homeDir: options.homeDir,
     tmpDir: options.tmpDir,
-    readable: [options.workDir, options.codeDir, options.homeDir, options.tmpDir, ...options.runtimeModules],
+    readable: [INTROSPECT_RUNNER_PATH, options.workDir, options.codeDir, options.homeDir, options.tmpDir, ...options.runtimeModules],
     env: { BB_FUNCTIONS_PHASE: 'introspect' },
     agentEnv: options.agentEnv,
   });

@@ -4,7 +4,7 @@
 // would under Node. A bare import resolving elsewhere in the project (an npm workspace's linked
 // package, a tsconfig `paths` alias) is the project's own source and is compiled in.
 import { realpathSync } from 'node:fs';
-import { sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { builtinModules } from 'node:module';
 import type { Plugin } from 'esbuild';
 import { RESOLVING } from './bundle-containment.js';
@@ -12,8 +12,9 @@ import { RESOLVING } from './bundle-containment.js';
 const BARE_SPECIFIER = /^[^./]/;
 
 /** Adds every specifier it keeps external to `externalized`. */
-export function installedPackagesPlugin(externalized: Set<string>): Plugin {
+export function installedPackagesPlugin(projectDir: string, externalized: Set<string>): Plugin {
   const builtins = new Set(builtinModules);
+  const projectRoot = realPathOf(projectDir);
   return {
     name: 'browserfn-installed-packages',
     setup(build) {
@@ -27,7 +28,7 @@ export function installedPackagesPlugin(externalized: Set<string>): Plugin {
           with: args.with,
           pluginData: RESOLVING,
         });
-        if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file' || !isInstalled(resolved.path)) return undefined;
+        if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file' || !isInstalled(resolved.path, projectRoot)) return undefined;
         externalized.add(args.path);
         return { path: args.path, external: true };
       });
@@ -35,12 +36,16 @@ export function installedPackagesPlugin(externalized: Set<string>): Plugin {
   };
 }
 
-function isInstalled(path: string): boolean {
-  let real = path;
+/** Inside a node_modules folder of the project, by real path (a link leading out is left to containment, which refuses it). */
+function isInstalled(path: string, projectRoot: string): boolean {
+  const rel = relative(projectRoot, realPathOf(path));
+  return !isAbsolute(rel) && !rel.startsWith('..') && rel.split(sep).includes('node_modules');
+}
+
+function realPathOf(path: string): string {
   try {
-    real = realpathSync(path);
+    return realpathSync(path);
   } catch {
-    // esbuild resolved it, so it exists; keep the path as resolved
+    return path;
   }
-  return real.split(sep).includes('node_modules');
 }

@@ -75,7 +75,7 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
       logLevel: 'silent',
       banner: { js: COMMONJS_BANNER },
       external: RUNTIME_PROVIDED_PACKAGES,
-      plugins: [sdkPlugin, coreAliasPlugin(request.runtimeModulesDir), optionalRequirePlugin(), installedPackagesPlugin(installed), containmentPlugin(allowedRoots, request.projectDir)],
+      plugins: [sdkPlugin, coreAliasPlugin(request.runtimeModulesDir), optionalRequirePlugin(), installedPackagesPlugin(request.projectDir, installed), containmentPlugin(allowedRoots, request.projectDir)],
     });
   } catch (error) {
     const errors = (error as EsbuildFailure).errors;

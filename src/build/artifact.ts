@@ -5,7 +5,7 @@
 // Packages the runtime provides are pruned from every node_modules folder: Node's resolution then
 // climbs to the pod's node_modules link (runtime-modules.ts). `playwright` and `puppeteer` become
 // tiny packages re-exporting the runtime's -core packages. The storage layer sees only bytes.
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, extname, join, posix, relative, sep } from 'node:path';
 import { create } from 'tar';
 
@@ -31,10 +31,18 @@ export function compiledEntryPath(projectDir: string, entrypoint: string): strin
 export interface PruneResult {
   /** Runtime packages and aliases removed from the tree, by name. */
   removed: string[];
+  /** Packages removed because only runtime packages depended on them. */
+  onlyTheirs: number;
 }
 
-/** Removes the runtime's packages from every node_modules folder and adds the alias packages. */
+/**
+ * Removes the runtime's packages from every node_modules folder, and the packages installed only
+ * for them (by npm's record of the installed tree, node_modules/.package-lock.json); adds the
+ * alias packages.
+ */
 export function pruneRuntimePackages(projectDir: string): PruneResult {
+  const onlyTheirs = packagesOnlyRuntimeNeeds(projectDir);
+  for (const location of onlyTheirs) rmSync(join(projectDir, location), { recursive: true, force: true });
   const removed = new Set<string>();
   const pending = [projectDir];
   while (pending.length > 0) {
@@ -52,7 +60,81 @@ export function pruneRuntimePackages(projectDir: string): PruneResult {
     }
   }
   for (const [alias, core] of Object.entries(CORE_ALIASES)) if (removed.has(alias)) writeAliasPackage(join(projectDir, 'node_modules', alias), alias, core);
-  return { removed: [...removed].sort() };
+  return { removed: [...removed].sort(), onlyTheirs: onlyTheirs.length };
+}
+
+interface LockedPackage {
+  link?: boolean;
+  resolved?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+/**
+ * Installed locations (`node_modules/a/node_modules/b`) that no dependency path from the project
+ * (its packages and workspaces, dev dependencies included) reaches without passing through a
+ * runtime package. Resolution follows Node's: the nearest node_modules up from the dependent.
+ */
+function packagesOnlyRuntimeNeeds(projectDir: string): string[] {
+  let packages: Record<string, LockedPackage>;
+  try {
+    packages = (JSON.parse(readFileSync(join(projectDir, 'node_modules', '.package-lock.json'), 'utf8')) as { packages?: Record<string, LockedPackage> }).packages ?? {};
+  } catch {
+    return [];
+  }
+  const reached = new Set<string>();
+  // The root, its workspaces and npm's links to them are where every path starts.
+  const pending = ['', ...Object.keys(packages).filter((location) => !location.includes('node_modules') || packages[location].link)];
+  while (pending.length > 0) {
+    const location = pending.pop()!;
+    if (reached.has(location)) continue;
+    reached.add(location);
+    const locked = location === '' ? readRootManifest(projectDir) : packages[location];
+    if (!locked) continue;
+    if (locked.link && locked.resolved) pending.push(locked.resolved);
+    const names = [locked.dependencies, locked.optionalDependencies, locked.peerDependencies, location === '' || !location.includes('node_modules') ? locked.devDependencies : undefined]
+      .flatMap((group) => Object.keys(group ?? {}));
+    for (const name of names) {
+      if (RUNTIME_PACKAGES.has(name) || name in CORE_ALIASES) continue;
+      const found = resolveLocked(packages, location, name);
+      if (found !== undefined) pending.push(found);
+    }
+  }
+  return Object.keys(packages).filter((location) => location.includes('node_modules/') && !reached.has(location) && !isRuntimeLocation(location));
+}
+
+function readRootManifest(projectDir: string): LockedPackage | undefined {
+  try {
+    return JSON.parse(readFileSync(join(projectDir, 'package.json'), 'utf8')) as LockedPackage;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where Node finds `name` required from the package at `from`. */
+function resolveLocked(packages: Record<string, LockedPackage>, from: string, name: string): string | undefined {
+  let base = from;
+  for (;;) {
+    const candidate = `${base ? `${base}/` : ''}node_modules/${name}`;
+    if (packages[candidate]) return candidate;
+    if (base === '') return undefined;
+    const cut = base.lastIndexOf('/node_modules/');
+    base = cut >= 0 ? base.slice(0, cut) : base.startsWith('node_modules/') ? '' : parentFolder(base);
+  }
+}
+
+/** A workspace folder's parent (`packages/fn` → `packages`, `packages` → ''). */
+function parentFolder(location: string): string {
+  const cut = location.lastIndexOf('/');
+  return cut >= 0 ? location.slice(0, cut) : '';
+}
+
+/** The runtime packages themselves are removed by folder name, with their nested node_modules. */
+function isRuntimeLocation(location: string): boolean {
+  const name = location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
+  return RUNTIME_PACKAGES.has(name) || name in CORE_ALIASES;
 }
 
 function writeAliasPackage(dir: string, name: string, core: string): void {

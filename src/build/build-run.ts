@@ -101,7 +101,9 @@ export class BuildRun {
 
     const artifact = await steps.run('bundle', async () => {
       const pruned = pruneRuntimePackages(projectDir);
-      if (pruned.removed.length > 0) logs.add('info', `Left out of the artifact, provided by the runtime: ${pruned.removed.join(', ')}`);
+      if (pruned.removed.length > 0) {
+        logs.add('info', `Left out of the artifact, provided by the runtime: ${pruned.removed.join(', ')}; and ${pruned.onlyTheirs} package(s) installed only for them`);
+      }
       for (const addon of unbuiltNativeAddons(projectDir)) {
         logs.add('warn', `${addon.name} (${addon.path}) is a native addon, which is never built (install scripts are off) nor loaded (the permission model); code requiring it must have a JavaScript fallback`);
       }

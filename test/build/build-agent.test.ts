@@ -130,6 +130,13 @@ describe('build agent', function () {
     assert.match(report.cause?.message ?? '', /at requireSetting/);
   });
 
+  it('fails with INTROSPECTION_FAILED naming a package that is imported when the entry loads but not installed, and what to do', async () => {
+    const dir = scratchProject({ 'index.mts': `import { defineFn } from 'browserfn';\nconst name = 'not-installed-' + 'pkg';\nawait import(name);\ndefineFn('never', async () => 1);\n` });
+    const report = await buildProject(dir);
+    assertFailed(report, 'INTROSPECTION_FAILED', /Cannot find package 'not-installed-pkg' imported from index\.browserfn\.mjs/);
+    assert.match(report.cause?.message ?? '', /add the package to the dependencies in package\.json/);
+  });
+
   it('fails with ENTRYPOINT_NOT_FOUND for a missing entry or one outside the project', async () => {
     const missing = await buildProject(fixtureProject('multi-file'), 'src/main.ts');
     assertFailed(missing, 'ENTRYPOINT_NOT_FOUND', /"src\/main\.ts" is not a file.*functions, index\.mts, lib, package\.json/);

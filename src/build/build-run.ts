@@ -1,7 +1,6 @@
 // One build in a build pod: extract, install, bundle, discover Functions, report.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import type { Logger } from '../config/logger.js';
 import type { AgentSettings } from '../runtime/agent-common/agent-settings.js';
 import type { ControlPlaneClient } from '../runtime/agent-common/control-plane-client.js';
@@ -21,6 +20,9 @@ import { introspectBundle } from './introspect.js';
 import { npmrcAllowList } from './project-npmrc.js';
 import { builtFunctionsOf } from './manifests.js';
 import { extractProjectArchive } from './safe-extract.js';
+import { ARTIFACT_MAIN, compiledEntryPath, packArtifact, pruneRuntimePackages, writeArtifactMain } from './artifact.js';
+import { BuildSteps } from './build-steps.js';
+import { unbuiltNativeAddons } from './native-addons.js';
 
 /** After the build is stopped, how long its steps get to kill their child processes. */
 const STOP_GRACE_MS = 5000;
@@ -63,6 +65,7 @@ export class BuildRun {
     const { podDir } = this.settings;
     const logs = this.#logs;
     const signal = this.#deadline.signal;
+    const steps = new BuildSteps(logs);
     const input = parseBuildInput(await this.#controlPlane(() => this.control.getInput(), 'the build input'));
     logs.add('info', `Build ${input.buildId}: entrypoint ${input.entrypoint}`);
     const archive = await this.#controlPlane(() => this.control.getArtifact(), 'the project archive');
@@ -72,60 +75,78 @@ export class BuildRun {
     const outDir = join(podDir, 'out');
     for (const dir of [projectDir, outDir, layout.homeDir, layout.tmpDir]) mkdirSync(dir, { recursive: true });
 
-    logs.add('info', `Extracting the project archive (${archive.length} bytes)`);
-    const extracted = await extractProjectArchive(archive, projectDir, ARCHIVE_LIMITS);
-    logs.add('info', `Extracted ${extracted.entries} entries (${extracted.bytes} bytes)`);
-    const entryPath = resolveEntrypoint(projectDir, input.entrypoint);
-    signal.throwIfAborted();
-
-    await installDependencies({
-      projectDir,
-      homeDir: layout.homeDir,
-      tmpDir: layout.tmpDir,
-      cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
-      configDir: join(podDir, 'npm-config'),
-      npmrcAllow: npmrcAllowList(this.agentEnv),
-      timeoutSeconds: this.limits.installSeconds,
-      agentEnv: this.agentEnv,
-      logs,
-      signal,
+    const { entryPath } = await steps.run('extract', async () => {
+      logs.add('info', `Extracting the project archive (${archive.length} bytes)`);
+      const extracted = await extractProjectArchive(archive, projectDir, ARCHIVE_LIMITS);
+      logs.add('info', `Extracted ${extracted.entries} entries (${extracted.bytes} bytes)`);
+      return { entryPath: resolveEntrypoint(projectDir, input.entrypoint) };
     });
-
     signal.throwIfAborted();
-    logs.add('info', `Bundling ${input.entrypoint} with esbuild`);
-    const bundlePath = join(outDir, 'bundle.mjs');
-    const bundle = await bundleInChildProcess(
-      { entryPath, entryName: input.entrypoint, projectDir, outFile: bundlePath, runtimeModulesDir: this.settings.runtimeModulesDir },
-      { homeDir: layout.homeDir, tmpDir: layout.tmpDir, agentEnv: this.agentEnv, signal },
+
+    await steps.run('install', () =>
+      installDependencies({
+        projectDir,
+        homeDir: layout.homeDir,
+        tmpDir: layout.tmpDir,
+        cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
+        configDir: join(podDir, 'npm-config'),
+        npmrcAllow: npmrcAllowList(this.agentEnv),
+        timeoutSeconds: this.limits.installSeconds,
+        agentEnv: this.agentEnv,
+        logs,
+        signal,
+      }),
     );
-    for (const warning of bundle.warnings) logs.add('warn', warning);
-    const gzipped = gzipSync(bundle.code, { level: 9 });
-    logs.add('info', `Bundle: ${kib(bundle.code.length)} KiB, ${kib(gzipped.length)} KiB gzip-compressed`);
-    if (gzipped.length > BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) {
-      throw new BuildFailure(
-        'BUNDLE_TOO_LARGE',
-        `The bundle is ${kib(gzipped.length)} KiB gzip-compressed, over the ${kib(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes)} KiB limit. ` +
-          'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and not bundled).',
-      );
-    }
-
     signal.throwIfAborted();
-    logs.add('info', 'Discovering Functions (importing the bundle with BB_FUNCTIONS_PHASE=introspect)');
-    const manifests = await introspectBundle({
-      bundlePath,
-      workDir: outDir,
-      homeDir: layout.homeDir,
-      tmpDir: layout.tmpDir,
-      // Linked only now: while bundling, the project must not resolve packages from the runtime modules.
-      runtimeModules: linkRuntimeModules(podDir, this.settings.runtimeModulesDir),
-      agentEnv: this.agentEnv,
-      logs,
-      timeoutSeconds: this.limits.introspectSeconds,
-      signal,
+
+    const artifact = await steps.run('bundle', async () => {
+      const pruned = pruneRuntimePackages(projectDir);
+      if (pruned.removed.length > 0) {
+        logs.add('info', `Left out of the artifact, provided by the runtime: ${pruned.removed.join(', ')}; and ${pruned.onlyTheirs} package(s) installed only for them`);
+      }
+      for (const addon of unbuiltNativeAddons(projectDir)) {
+        logs.add('warn', `${addon.name} (${addon.path}) is a native addon, which is never built (install scripts are off) nor loaded (the permission model); code requiring it must have a JavaScript fallback`);
+      }
+      logs.add('info', `Compiling ${input.entrypoint} with esbuild (installed packages stay external)`);
+      const compiledEntry = compiledEntryPath(projectDir, input.entrypoint);
+      const compiled = await bundleInChildProcess(
+        { entryPath, entryName: input.entrypoint, projectDir, outFile: compiledEntry, runtimeModulesDir: this.settings.runtimeModulesDir },
+        { homeDir: layout.homeDir, tmpDir: layout.tmpDir, agentEnv: this.agentEnv, signal },
+      );
+      for (const warning of compiled.warnings) logs.add('warn', warning);
+      writeArtifactMain(projectDir, compiledEntry);
+      const packed = await packArtifact(projectDir);
+      logs.add('info', `Artifact: ${mib(packed.bytes.length)} MiB tar.gz (${packed.files} files, ${mib(packed.unpackedBytes)} MiB unpacked)`);
+      if (packed.bytes.length > BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) {
+        throw new BuildFailure(
+          'BUNDLE_TOO_LARGE',
+          `The artifact is ${mib(packed.bytes.length)} MiB as tar.gz, over the ${mib(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes)} MiB limit. ` +
+            'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and left out).',
+        );
+      }
+      return packed.bytes;
     });
-    const functions = builtFunctionsOf(manifests, input.entrypoint);
+    signal.throwIfAborted();
+
+    const functions = await steps.run('introspect', async () => {
+      logs.add('info', 'Discovering Functions (importing the entry with BB_FUNCTIONS_PHASE=introspect)');
+      const manifests = await introspectBundle({
+        bundlePath: join(projectDir, ARTIFACT_MAIN),
+        workDir: outDir,
+        codeDir: projectDir,
+        homeDir: layout.homeDir,
+        tmpDir: layout.tmpDir,
+        // Linked only now: while compiling, the project must not resolve packages from the runtime modules.
+        runtimeModules: linkRuntimeModules(podDir, this.settings.runtimeModulesDir),
+        agentEnv: this.agentEnv,
+        logs,
+        timeoutSeconds: this.limits.introspectSeconds,
+        signal,
+      });
+      return builtFunctionsOf(manifests, input.entrypoint);
+    });
     logs.add('info', `Built ${functions.length} Function(s): ${functions.map((fn) => fn.name).join(', ')}`);
-    return { kind: 'build', phase: 'COMPLETED', functions, bundleGzipBase64: gzipped.toString('base64'), logs: logs.entries() };
+    return { kind: 'build', phase: 'COMPLETED', functions, bundleGzipBase64: artifact.toString('base64'), logs: logs.entries() };
   }
 
   async #controlPlane<T>(call: () => Promise<T>, what: string): Promise<T> {
@@ -137,8 +158,8 @@ export class BuildRun {
   }
 }
 
-function kib(bytes: number): string {
-  return (bytes / 1024).toFixed(1);
+function mib(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(2);
 }
 
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {

@@ -1,7 +1,9 @@
-// Bundles the entry and everything it imports into one ESM file with esbuild. Packages the runtime
-// image provides stay external; `browserfn` resolves to this package's SDK, bundled in, so user
-// projects need not install it. Nothing outside the project is read (bundle-containment.ts); the
-// agent runs this in a child process without its environment (bundle-process.ts).
+// Compiles the entry and the project's own files it imports into one ESM file with esbuild, written
+// beside the entry. Installed packages stay external: they run from the installed node_modules tree
+// shipped with it (artifact.ts), as Node would run them. Packages the runtime image provides stay
+// external too; `browserfn` resolves to this package's SDK, bundled in, so user projects need not
+// install it. Nothing outside the project is read (bundle-containment.ts); the agent runs this in a
+// child process without its environment (bundle-process.ts).
 import { builtinModules } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +12,7 @@ import { runtimeProvidesPackage } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 import { coreAliasPlugin } from './bundle-aliases.js';
 import { containmentPlugin, isAllowedFile } from './bundle-containment.js';
+import { installedPackagesPlugin } from './bundle-installed-packages.js';
 import { optionalRequirePlugin } from './bundle-optional-require.js';
 
 // `playwright` and `puppeteer` become their -core packages (bundle-aliases.ts).
@@ -35,7 +38,7 @@ export interface BundleRequest {
   /** The entry as the user named it, for messages. */
   entryName?: string;
   projectDir: string;
-  /** Where the bundle will live (names it in stack traces). */
+  /** Where the compiled entry is written; beside the entry, so its imports resolve as the entry's would. */
   outFile: string;
   runtimeModulesDir: string;
 }
@@ -55,6 +58,7 @@ const sdkPlugin: Plugin = {
 export async function bundleEntry(request: BundleRequest): Promise<BundleResult> {
   const allowedRoots = [request.projectDir, dirname(SDK_ENTRY_PATH)];
   const describeMessage = messageDescriber(request.projectDir, allowedRoots);
+  const installed = new Set<string>();
   let result;
   try {
     result = await build({
@@ -71,7 +75,7 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
       logLevel: 'silent',
       banner: { js: COMMONJS_BANNER },
       external: RUNTIME_PROVIDED_PACKAGES,
-      plugins: [coreAliasPlugin(request.runtimeModulesDir), optionalRequirePlugin(), containmentPlugin(allowedRoots, request.projectDir), sdkPlugin],
+      plugins: [sdkPlugin, coreAliasPlugin(request.runtimeModulesDir), optionalRequirePlugin(), installedPackagesPlugin(request.projectDir, installed), containmentPlugin(allowedRoots, request.projectDir)],
     });
   } catch (error) {
     const errors = (error as EsbuildFailure).errors;
@@ -80,7 +84,8 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
   }
   const output = result.outputFiles.find((file) => file.path.endsWith('.mjs') || file.path.endsWith('.js'));
   if (!output) throw new BuildFailure('BUNDLE_FAILED', 'esbuild produced no output file');
-  assertRuntimeProvidesImports(Object.values(result.metafile.outputs).flatMap((out) => out.imports), request.runtimeModulesDir);
+  const externalImports = Object.values(result.metafile.outputs).flatMap((out) => out.imports);
+  assertRuntimeProvidesImports(externalImports.filter((imported) => !installed.has(imported.path)), request.runtimeModulesDir);
   return {
     code: Buffer.from(output.contents),
     warnings: result.warnings.map((warning) => describeMessage(warning, 'warning')),

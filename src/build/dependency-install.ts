@@ -30,6 +30,17 @@ export interface InstallOptions {
   signal: AbortSignal;
 }
 
+/** Lines of npm's error shown in the build's cause, out of the start of its stderr. */
+const NPM_ERROR_LINES = 15;
+const NPM_STDERR_KEPT_CHARS = 64 * 1024;
+
+/** npm's first error lines (`npm error …`: code, package, registry answer), or its first lines of any kind. */
+export function npmErrorHead(stderr: string): string {
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+  const errors = lines.filter((line) => /^npm (error|ERR!)/.test(line));
+  return (errors.length > 0 ? errors : lines).slice(0, NPM_ERROR_LINES).join('\n');
+}
+
 const OTHER_LOCKFILES: Record<string, string> = {
   'pnpm-lock.yaml': 'pnpm',
   'yarn.lock': 'Yarn',
@@ -56,7 +67,7 @@ export async function installDependencies(options: InstallOptions): Promise<bool
   if (npmrc.carried.length > 0) options.logs.add('info', `Using ${npmrc.carried.length} setting(s) of the project's .npmrc`);
   if (npmrc.leftOut.length > 0) options.logs.add('warn', `Left out of the project's .npmrc: ${npmrc.leftOut.join(', ')}`);
   writeNpmConfig(paths, npmrc.carried);
-  options.logs.add('info', `Installing ${dependencyCount} declared dependencies with npm ci --ignore-scripts (from ${lockfile})`);
+  options.logs.add('info', `Installing the declared dependencies with npm ci --ignore-scripts (from ${lockfile})`);
   await runNpmCi(options, npmCiArguments(paths));
   options.logs.add('info', 'Dependencies installed');
   return true;
@@ -74,6 +85,10 @@ function countDependencies(manifestPath: string): number {
     const group = manifest[field];
     if (typeof group === 'object' && group !== null) count += Object.keys(group).length;
   }
+  // An npm workspace's root may declare nothing itself: its packages' dependencies are in its lockfile.
+  const workspaces = manifest.workspaces;
+  const workspacePatterns = Array.isArray(workspaces) ? workspaces : (workspaces as { packages?: unknown } | undefined)?.packages;
+  if (Array.isArray(workspacePatterns)) count += workspacePatterns.length;
   return count;
 }
 
@@ -104,10 +119,10 @@ async function runNpmCi(options: InstallOptions, args: string[]): Promise<void> 
   });
   if (npm.pid !== undefined) trackProcessGroup(npm.pid);
   const exited = exitOf(npm);
-  const stderrTail: string[] = [];
+  // npm names the cause in its first error lines (code, package, registry answer); the rest is advice and log paths.
+  let stderr = '';
   npm.stderr?.on('data', (chunk: Buffer | string) => {
-    stderrTail.push(...String(chunk).split('\n').filter(Boolean));
-    stderrTail.splice(0, Math.max(0, stderrTail.length - 15));
+    if (stderr.length < NPM_STDERR_KEPT_CHARS) stderr += String(chunk);
   });
   const output = captureProcessOutput({ stdout: npm.stdout, stderr: npm.stderr, channel: null }, options.logs, { stderrLevel: 'warn' });
   const ended = await waitBounded(exited, options.timeoutSeconds, options.signal);
@@ -121,7 +136,7 @@ async function runNpmCi(options: InstallOptions, args: string[]): Promise<void> 
   if (status.code !== 0) {
     throw new BuildFailure(
       'DEPENDENCY_INSTALL_FAILED',
-      `npm ci ${describeExit(status)}. Make sure package-lock.json matches package.json (run \`npm install\` and publish both). npm said:\n${stderrTail.join('\n')}`,
+      `npm ci ${describeExit(status)}. Make sure package-lock.json matches package.json (run \`npm install\` and publish both). npm said:\n${npmErrorHead(stderr)}`,
     );
   }
 }

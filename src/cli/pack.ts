@@ -30,15 +30,47 @@ export interface PackedProject {
   archive: Buffer;
 }
 
-/** The project root is the nearest folder above the entry that holds a package.json. */
+/**
+ * The project root is the nearest folder above the entry that holds a package.json, or the root of
+ * the npm workspace that folder belongs to (whose package.json lists it under "workspaces" and
+ * whose lockfile installs it).
+ */
 export function findProjectRoot(entry: string): string {
-  let dir = dirname(resolve(entry));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return dirname(resolve(entry));
-    dir = parent;
+  const packageDir = nearestPackageDir(dirname(resolve(entry)));
+  if (!packageDir) return dirname(resolve(entry));
+  for (let dir = dirname(packageDir); dir !== dirname(dir); dir = dirname(dir)) {
+    if (workspacePatterns(dir).some((pattern) => matchesWorkspace(relative(dir, packageDir).split(sep), pattern.split('/')))) return dir;
   }
+  return packageDir;
+}
+
+function nearestPackageDir(start: string): string | undefined {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dir === dirname(dir)) return undefined;
+  }
+}
+
+/** The "workspaces" globs of the package.json in `dir` (npm's array or Yarn's { packages }). */
+function workspacePatterns(dir: string): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { workspaces?: unknown };
+    const workspaces = manifest.workspaces;
+    const patterns = Array.isArray(workspaces) ? workspaces : (workspaces as { packages?: unknown } | undefined)?.packages;
+    return Array.isArray(patterns) ? patterns.filter((p): p is string => typeof p === 'string').map((p) => p.replace(/^\.\//, '').replace(/\/+$/, '')) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Workspace globs: `*` is one path segment, `**` any number of them. */
+function matchesWorkspace(path: string[], pattern: string[]): boolean {
+  if (pattern.length === 0) return path.length === 0;
+  const [head, ...rest] = pattern;
+  if (head === '**') return path.some((_, i) => matchesWorkspace(path.slice(i), rest)) || matchesWorkspace([], rest);
+  if (path.length === 0) return false;
+  const segment = new RegExp(`^${head.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`);
+  return segment.test(path[0]) && matchesWorkspace(path.slice(1), rest);
 }
 
 export async function packProject(entry: string): Promise<PackedProject> {

@@ -5,9 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { bundleEntry } from '../../src/build/bundle.js';
-import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
+import { artifactOf } from '../support/artifact.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { POD_AGENT_MAIN, runAgent } from '../runtime/support/agent-process.js';
 import { TestControlPlane } from '../runtime/support/test-control-plane.js';
@@ -60,10 +58,10 @@ describe('attack: malformed URLs sent to the runtime API', function () {
 
   it('answers each with a 4xx; the agent keeps running and reports the invocation', async () => {
     const project = writeProject({ 'index.ts': HANDLER });
-    const bundle = await bundleEntry({ entryPath: join(project, 'index.ts'), projectDir: project, outFile: join(workRoot, 'bundle.mjs'), runtimeModulesDir: defaultRuntimeModulesDir() });
+    const artifact = await artifactOf(project, 'index.ts');
     plane.addPod('ns', 'pod-1', {
       input: { kind: 'invocation', invocationId: 'inv-1', functionName: 'malformed', params: { paths: MALFORMED_PATHS }, sessionId: 's-1', sessionConfig: {}, timeoutSeconds: 30, region: 'us-west-2', secrets: {} },
-      artifact: gzipSync(bundle.code),
+      artifact,
     });
     const { exitCode } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: 'ns', pod: 'pod-1', podDir: join(workRoot, 'pod-1') });
     rmSync(project, { recursive: true, force: true });

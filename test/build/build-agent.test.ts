@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
-import { Header } from 'tar';
+import { gzipSync } from 'node:zlib';
+import { Header, Parser, type ReadEntry } from 'tar';
 import type { BuildReport } from '../../src/schemas/reports.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { BUILD_AGENT_MAIN, fixtureProject, POD_AGENT_MAIN, runAgent, startAgent } from '../runtime/support/agent-process.js';
@@ -80,12 +80,16 @@ describe('build agent', function () {
         sessionConfig: { browserSettings: { verified: true, solveCaptchas: true, viewport: { width: 1280, height: 720 } }, proxies: true },
       },
     ]);
-    const bundle = gunzipSync(Buffer.from(report.bundleGzipBase64 ?? '', 'base64')).toString('utf8');
-    assert.match(bundle, /from "playwright-core"/, 'runtime packages stay external');
-    assert.doesNotMatch(bundle, /from "browserfn"/, 'the SDK is bundled in');
-    for (const step of ['Extracting the project archive', 'Bundling index.mts', 'Discovering Functions', 'Built 3 Function(s): greet, health, page-title']) {
+    const files = await artifactFiles(Buffer.from(report.bundleGzipBase64 ?? '', 'base64'));
+    assert.equal(files.get('__browserfn_main.mjs'), 'import "./index.browserfn.mjs";\n');
+    const compiled = files.get('index.browserfn.mjs') ?? '';
+    assert.match(compiled, /from "playwright-core"/, 'runtime packages stay external');
+    assert.doesNotMatch(compiled, /from "browserfn"/, 'the SDK is compiled in');
+    for (const step of ['Extracting the project archive', 'Compiling index.mts', 'Artifact: ', 'Discovering Functions', 'Built 3 Function(s): greet, health, page-title']) {
       assert.ok(report.logs.some((entry) => entry.message.startsWith(step)), step);
     }
+    const steps = report.logs.map((entry) => /^Step (\w+): \d+\.\d\d s$/.exec(entry.message)?.[1]).filter(Boolean);
+    assert.deepEqual(steps, ['extract', 'install', 'bundle', 'introspect']);
 
     // The bundle the build produced is what a browser pod runs.
     const pod = 'browser-from-build';
@@ -124,6 +128,13 @@ describe('build agent', function () {
     const report = await buildProject(fixtureProject('throws-at-import'));
     assertFailed(report, 'INTROSPECTION_FAILED', /threw while being imported.*Error: missing setting ENDPOINT/);
     assert.match(report.cause?.message ?? '', /at requireSetting/);
+  });
+
+  it('fails with INTROSPECTION_FAILED naming a package that is imported when the entry loads but not installed, and what to do', async () => {
+    const dir = scratchProject({ 'index.mts': `import { defineFn } from 'browserfn';\nconst name = 'not-installed-' + 'pkg';\nawait import(name);\ndefineFn('never', async () => 1);\n` });
+    const report = await buildProject(dir);
+    assertFailed(report, 'INTROSPECTION_FAILED', /Cannot find package 'not-installed-pkg' imported from index\.browserfn\.mjs/);
+    assert.match(report.cause?.message ?? '', /add the package to the dependencies in package\.json/);
   });
 
   it('fails with ENTRYPOINT_NOT_FOUND for a missing entry or one outside the project', async () => {
@@ -174,3 +185,23 @@ describe('build agent', function () {
     assertFailed(await buildArchive(archive, 'index.mts'), 'INVALID_ARCHIVE', /"\.\.\/escape\.txt" contains "\.\."/);
   });
 });
+
+/** The regular files of a tar.gz artifact, by path, as text. */
+async function artifactFiles(artifact: Buffer): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const parser = new Parser({
+    onReadEntry: (entry: ReadEntry) => {
+      const chunks: Buffer[] = [];
+      entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+      entry.on('end', () => {
+        if (entry.type === 'File') files.set(entry.path.replace(/^\.\//, ''), Buffer.concat(chunks).toString('utf8'));
+      });
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    parser.on('end', resolve);
+    parser.on('error', reject);
+    parser.end(artifact);
+  });
+  return files;
+}

@@ -1,5 +1,6 @@
-// How the bundle resolves what the project does not install: `playwright`/`puppeteer` become the
-// runtime's -core packages; an optional require() stays optional but never reaches outside the project.
+// How the compiled entry resolves packages: installed ones stay external; `playwright`/`puppeteer`
+// become the runtime's -core packages; an optional require() stays optional but never reaches
+// outside the project.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,20 @@ describe('bundle resolution of packages the project does not install', () => {
     assert.match(code, /from "playwright-core\/package\.json"/);
     assert.match(code, /from "puppeteer-core"/);
     assert.doesNotMatch(code, /from "(playwright|puppeteer)"/);
+  });
+
+  it('keeps packages installed in node_modules external (they run from the installed tree) and compiles the project\'s own files in', async () => {
+    const result = await bundle({
+      'node_modules/reads-beside/package.json': JSON.stringify({ name: 'reads-beside', main: 'index.js' }),
+      'node_modules/reads-beside/index.js': "module.exports = require('fs').readFileSync(require('path').join(__dirname, 'asset.txt'), 'utf8');\n",
+      'lib/own.mjs': 'export const own = "own file";\n',
+      'index.mjs': `import text from 'reads-beside';\nimport { own } from './lib/own.mjs';\nconst lazy = () => import('reads-beside');\nexport { text, own, lazy };\n`,
+    });
+    const code = result.code.toString();
+    assert.match(code, /from "reads-beside"/);
+    assert.match(code, /import\("reads-beside"\)/);
+    assert.match(code, /"own file"/);
+    assert.doesNotMatch(code, /asset\.txt/, 'the package itself is not inlined');
   });
 
   it('fails the build on a playwright subpath that playwright-core lacks, saying what to import instead', async () => {

@@ -60,6 +60,25 @@ describe('browserfn CLI: publish and invoke', function () {
     assert.match(res.stderr, /NO_MANIFESTS_FOUND/);
   });
 
+  it('shows the artifact size and each build step\'s time, and the first lines of npm\'s error when the install fails', async () => {
+    const ok = await run(['publish', join(writeProject({ 'index.ts': `import { defineFn } from 'browserfn';\ndefineFn('tiny', async () => 1);` }), 'index.ts')], env);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^Artifact: [\d.]+ MiB tar\.gz \(\d+ files, [\d.]+ MiB unpacked\)$/m);
+    assert.match(ok.stdout, /^Steps: extract [\d.]+ s, install [\d.]+ s, bundle [\d.]+ s, introspect [\d.]+ s, store [\d.]+ s$/m);
+
+    // package.json and package-lock.json out of sync: npm ci refuses before downloading anything.
+    const root = writeProject({
+      'index.ts': `import { defineFn } from 'browserfn';\ndefineFn('tiny', async () => 1);`,
+      'package.json': JSON.stringify({ name: 'out-of-sync', version: '1.0.0', type: 'module', dependencies: { ms: '2.1.3' } }),
+      'package-lock.json': JSON.stringify({ name: 'out-of-sync', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'out-of-sync', version: '1.0.0' } } }),
+    });
+    const failed = await run(['publish', join(root, 'index.ts')], env);
+    assert.notEqual(failed.code, 0);
+    assert.match(failed.stdout, /^Steps: extract [\d.]+ s, install [\d.]+ s \(failed\)/m);
+    assert.match(failed.stderr, /^Build failed: DEPENDENCY_INSTALL_FAILED: npm ci exited with code 1\./m);
+    assert.match(failed.stderr, /^ {2}\| npm error .*(in sync|Missing: ms)/m);
+  });
+
   it('says what to do without an API key', async () => {
     const res = await run(['invoke', '00000000-0000-4000-8000-000000000000'], { BROWSERFN_API_KEY: '', BROWSERFN_API_URL: svc.url });
     assert.notEqual(res.code, 0);

@@ -17,12 +17,10 @@ import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.
 import type { Container, PodObject } from '../../src/schemas/pod.js';
 import { processesUnder } from '../support/processes.js';
 import { waitFor } from '../support/service.js';
-import { gzipSync } from 'node:zlib';
-import { bundleEntry } from '../../src/build/bundle.js';
+import { artifactOf } from '../support/artifact.js';
 import { browserPod } from '../../src/controller/pods/templates.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from '../../src/controller/pods/token-secret.js';
-import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import { Labels, Roles, type InvocationObject } from '../../src/schemas/resources.js';
 import { fixtureProject } from './support/agent-process.js';
 import { TestControlPlane } from './support/test-control-plane.js';
@@ -114,7 +112,7 @@ describe('node agent: pods in sandboxes', function () {
 
   it('runs the cluster layout of a browser pod: Chromium as a sidecar container at 127.0.0.1:9222, the agent beside it', async () => {
     const project = fixtureProject('runtime-suite');
-    const bundle = await bundleEntry({ entryPath: join(project, 'index.mts'), projectDir: project, outFile: join(dataDir, 'bundle.mjs'), runtimeModulesDir: defaultRuntimeModulesDir() });
+    const artifact = await artifactOf(project, 'index.mts');
     const invocation = {
       apiVersion: 'browserfn.dev/v1alpha1',
       kind: 'Invocation',
@@ -123,7 +121,7 @@ describe('node agent: pods in sandboxes', function () {
     } as InvocationObject;
     plane.addPod('default', 'inv-1-a1', {
       input: { kind: 'invocation', invocationId: 'inv-1', functionName: 'echo', params: { value: 'from the sidecar pod' }, sessionId: 's', sessionConfig: {}, timeoutSeconds: 30, region: 'us-west-2' },
-      artifact: gzipSync(bundle.code),
+      artifact,
     });
     const spec = browserPod(invocation, 1, { nodeName: NODE, controlUrl: plane.url, podTokenSecret: tokenSecret, image: 'browserfn:local', chromiumSidecar: true });
     assert.deepEqual(spec.spec.containers.map((c) => c.name), ['chromium', 'agent']);

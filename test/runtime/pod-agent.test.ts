@@ -5,8 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { bundleEntry } from '../../src/build/bundle.js';
+import { artifactOf } from '../support/artifact.js';
 import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, runAgent, startAgent } from './support/agent-process.js';
@@ -29,13 +28,7 @@ describe('pod agent', function () {
     workRoot = mkdtempSync(join(tmpdir(), 'browserfn-pod-agent-test-'));
     plane = await TestControlPlane.start(`token-${process.pid}-${Date.now()}`);
     const project = fixtureProject('runtime-suite');
-    const bundle = await bundleEntry({
-      entryPath: join(project, 'index.mts'),
-      projectDir: project,
-      outFile: join(workRoot, 'bundle.mjs'),
-      runtimeModulesDir: defaultRuntimeModulesDir(),
-    });
-    bundleGzip = gzipSync(bundle.code);
+    bundleGzip = await artifactOf(project, 'index.mts');
     pageServer = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end(`<!doctype html><title>${PAGE_TITLE}</title><script>console.log(${JSON.stringify(PAGE_CONSOLE_MESSAGE)})</script><p>fixture</p>`);

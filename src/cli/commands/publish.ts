@@ -5,9 +5,17 @@ import { packProject } from '../pack.js';
 interface BuildView {
   id: string;
   status: 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+  endedAt?: string;
   builtFunctions?: { id: string; name: string; createdVersion: string }[];
   cause?: { code: string; message?: string };
 }
+
+interface BuildLogs {
+  logs: { level: string; message: string; timestamp: string }[];
+}
+
+/** Lines of an error shown on failure (npm's and esbuild's put the cause first). */
+const ERROR_LINES_SHOWN = 20;
 
 export function registerPublishCommand(program: Command): void {
   program
@@ -34,10 +42,13 @@ export function registerPublishCommand(program: Command): void {
         if (build.status !== last) out(`Build ${build.id} ${build.status}`);
         last = build.status;
       }
+      const { logs } = await client.request<BuildLogs>('GET', `/v1/functions/builds/${build.id}/logs`).catch((): BuildLogs => ({ logs: [] }));
+      for (const line of buildSummary(logs, build.endedAt)) out(line);
       if (build.status === 'FAILED') {
-        const logs = await client.request<{ logs: { message: string }[] }>('GET', `/v1/functions/builds/${build.id}/logs`).catch(() => ({ logs: [] }));
-        for (const line of logs.logs.slice(-20)) process.stderr.write(`  | ${line.message}\n`);
-        process.stderr.write(`Build failed: ${build.cause?.code ?? 'UNKNOWN'}: ${build.cause?.message ?? ''}\n`);
+        const [headline = '', ...detail] = (build.cause?.message ?? '').split('\n');
+        process.stderr.write(`Build failed: ${build.cause?.code ?? 'UNKNOWN'}: ${headline}\n`);
+        for (const line of detail.slice(0, ERROR_LINES_SHOWN)) process.stderr.write(`  | ${line}\n`);
+        if (detail.length > ERROR_LINES_SHOWN) process.stderr.write(`  | … ${detail.length - ERROR_LINES_SHOWN} more lines in the build log (GET /v1/functions/builds/${build.id}/logs)\n`);
         process.exitCode = 1;
         return;
       }
@@ -47,3 +58,26 @@ export function registerPublishCommand(program: Command): void {
 }
 
 const out = (line: string) => process.stdout.write(line + '\n');
+
+const STEP_LINE = /^Step (\w+): (\d+\.\d+) s( \(failed\))?$/;
+
+/**
+ * The artifact's size and each step's time, read back from the build log (the build agent logs
+ * them; the Build object keeps its wire shape). "store" is what followed the agent's last line:
+ * its report, the artifact and the Functions' versions stored.
+ */
+export function buildSummary(logs: BuildLogs['logs'], endedAt: string | undefined): string[] {
+  const steps: string[] = [];
+  for (const entry of logs) {
+    const step = STEP_LINE.exec(entry.message);
+    if (step) steps.push(`${step[1]} ${step[2]} s${step[3] ? ' (failed)' : ''}`);
+  }
+  const last = logs[logs.length - 1];
+  if (steps.length > 0 && last && endedAt) {
+    const storeMs = Date.parse(endedAt) - Date.parse(last.timestamp);
+    if (storeMs >= 0) steps.push(`store ${(storeMs / 1000).toFixed(2)} s`);
+  }
+  const lines = logs.filter((entry) => entry.message.startsWith('Artifact: ')).map((entry) => entry.message);
+  if (steps.length > 0) lines.push(`Steps: ${steps.join(', ')}`);
+  return lines;
+}

@@ -1,9 +1,8 @@
 // One invocation in a browser pod, from input to report. Chromium, the artifact and the user
 // process start in parallel; the user code's first `next` is answered once the browser and its
 // recorder are ready, and the first of result / error / exit / timeout / termination decides.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { Logger } from '../../config/logger.js';
 import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
@@ -17,14 +16,13 @@ import type { AgentSettings } from '../agent-common/agent-settings.js';
 import type { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
 import { failed, type InvocationOutcome, type InvocationReport } from './invocation-report.js';
-import { INVOCATION_LIMITS } from './limits.js';
+import { ARTIFACT_LIMITS, INVOCATION_LIMITS } from './limits.js';
+import { extractArchive } from '../agent-common/safe-extract.js';
+import { ARTIFACT_MAIN } from '../../build/artifact.js';
 import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
-
-/** A gzip bundle inflating beyond this is refused (the build caps bundles far below it). */
-const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 
 export class InvocationRun {
   readonly #logs = new LogCollector(INVOCATION_LIMITS.logs);
@@ -66,7 +64,7 @@ export class InvocationRun {
     // The viewport comes with the pod spec, so the browser starts at once, alongside the input fetch.
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     const recorder = browser.then((leased) => this.#startRecorder(leased));
-    const bundle = this.control.getArtifact().then((bytes) => this.#writeBundle(bytes, layout.appDir));
+    const bundle = this.control.getArtifact().then((bytes) => this.#unpackArtifact(bytes, layout.codeDir));
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
     this.#failOnRejection(browser, 'could not start the browser');
@@ -117,10 +115,12 @@ export class InvocationRun {
     return this.#recorderStart;
   }
 
-  #writeBundle(gzipped: Buffer, appDir: string): string {
-    const bundlePath = join(appDir, 'bundle.mjs');
-    writeFileSync(bundlePath, gunzipSync(gzipped, { maxOutputLength: MAX_BUNDLE_BYTES }));
-    return bundlePath;
+  /** The build's tar.gz, unpacked with the same checks as an upload (no links leading out, size caps). */
+  async #unpackArtifact(artifact: Buffer, codeDir: string): Promise<string> {
+    const started = performance.now();
+    const unpacked = await extractArchive(artifact, codeDir, ARTIFACT_LIMITS);
+    this.log.info({ entries: unpacked.entries, bytes: unpacked.bytes, ms: Math.round(performance.now() - started) }, 'artifact unpacked');
+    return join(codeDir, ARTIFACT_MAIN);
   }
 
   #startUserProcess(bundlePath: string, layout: PodLayout, runtimeApi: string): void {
@@ -132,7 +132,7 @@ export class InvocationRun {
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,
       tmpDir: layout.tmpDir,
-      readable: [layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
+      readable: [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
       env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
       agentEnv: this.agentEnv,
     });

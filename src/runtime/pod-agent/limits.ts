@@ -12,3 +12,13 @@ export const INVOCATION_LIMITS = {
   /** How long teardown waits for output still in the pipes after the user process is gone. */
   outputDrainMs: 2000,
 } as const;
+
+/**
+ * The artifact a browser pod unpacks (a build's tar.gz). Builds keep artifacts far smaller; these
+ * bound what a corrupted or forged one can do to the pod's disk.
+ */
+export const ARTIFACT_LIMITS = {
+  maxArchiveBytes: 256 * 1024 * 1024,
+  maxExtractedBytes: 1024 * 1024 * 1024,
+  maxEntries: 200_000,
+} as const;

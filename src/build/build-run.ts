@@ -1,5 +1,5 @@
 // One build in a build pod: extract, install, bundle, discover Functions, report.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Logger } from '../config/logger.js';
@@ -10,8 +10,7 @@ import { podLayout } from '../runtime/sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 import { parseBuildInput } from './build-input.js';
-import { ARCHIVE_LIMITS, type BuildTimeLimits } from './build-limits.js';
-import { BUILD_OUTPUT_LIMITS } from '../schemas/report-limits.js';
+import { ARCHIVE_LIMITS, type BuildLimits } from './build-limits.js';
 import type { BuildReport } from '../schemas/reports.js';
 import { bundleInChildProcess } from './bundle-process.js';
 import { BuildDeadline } from './deadline.js';
@@ -32,7 +31,7 @@ export class BuildRun {
   constructor(
     private readonly settings: AgentSettings,
     private readonly agentEnv: NodeJS.ProcessEnv,
-    private readonly limits: BuildTimeLimits,
+    private readonly limits: BuildLimits,
     private readonly control: ControlPlaneClient,
     private readonly log: Logger,
   ) {
@@ -63,14 +62,17 @@ export class BuildRun {
     const { podDir } = this.settings;
     const logs = this.#logs;
     const signal = this.#deadline.signal;
-    const input = parseBuildInput(await this.#controlPlane(() => this.control.getInput(), 'the build input'));
+    const input = parseBuildInput(await this.#controlPlane(() => this.control.getInput(), 'get the build input'));
     logs.add('info', `Build ${input.buildId}: entrypoint ${input.entrypoint}`);
-    const archive = await this.#controlPlane(() => this.control.getArtifact(), 'the project archive');
 
     const layout = podLayout(podDir);
     const projectDir = join(podDir, 'project');
     const outDir = join(podDir, 'out');
     for (const dir of [projectDir, outDir, layout.homeDir, layout.tmpDir]) mkdirSync(dir, { recursive: true });
+    const archiveFile = join(podDir, 'archive.tar.gz');
+    await this.#controlPlane(() => this.control.downloadArtifact(archiveFile), 'get the project archive');
+    const archive = readFileSync(archiveFile);
+    rmSync(archiveFile);
 
     logs.add('info', `Extracting the project archive (${archive.length} bytes)`);
     const extracted = await extractProjectArchive(archive, projectDir, ARCHIVE_LIMITS);
@@ -101,10 +103,11 @@ export class BuildRun {
     for (const warning of bundle.warnings) logs.add('warn', warning);
     const gzipped = gzipSync(bundle.code, { level: 9 });
     logs.add('info', `Bundle: ${kib(bundle.code.length)} KiB, ${kib(gzipped.length)} KiB gzip-compressed`);
-    if (gzipped.length > BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) {
+    const maxArtifactBytes = this.limits.maxArtifactBytes;
+    if (gzipped.length > maxArtifactBytes) {
       throw new BuildFailure(
         'BUNDLE_TOO_LARGE',
-        `The bundle is ${kib(gzipped.length)} KiB gzip-compressed, over the ${kib(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes)} KiB limit. ` +
+        `The built artifact is ${gzipped.length} bytes (${mib(gzipped.length)} MiB), over the ${maxArtifactBytes}-byte (${mib(maxArtifactBytes)} MiB) limit (BROWSERFN_MAX_ARTIFACT_BYTES). ` +
           'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and not bundled).',
       );
     }
@@ -125,20 +128,27 @@ export class BuildRun {
     });
     const functions = builtFunctionsOf(manifests, input.entrypoint);
     logs.add('info', `Built ${functions.length} Function(s): ${functions.map((fn) => fn.name).join(', ')}`);
-    return { kind: 'build', phase: 'COMPLETED', functions, bundleGzipBase64: gzipped.toString('base64'), logs: logs.entries() };
+    signal.throwIfAborted();
+    const artifact = await this.#controlPlane(() => this.control.putArtifact(gzipped), 'store the artifact');
+    logs.add('info', `Stored the artifact: ${artifact.size} bytes, sha256 ${artifact.sha256}`);
+    return { kind: 'build', phase: 'COMPLETED', functions, artifact, logs: logs.entries() };
   }
 
   async #controlPlane<T>(call: () => Promise<T>, what: string): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      throw new BuildFailure('INTERNAL_ERROR', `could not get ${what}: ${(error as Error).message}`);
+      throw new BuildFailure('INTERNAL_ERROR', `could not ${what}: ${(error as Error).message}`);
     }
   }
 }
 
 function kib(bytes: number): string {
   return (bytes / 1024).toFixed(1);
+}
+
+function mib(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
 }
 
 async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {

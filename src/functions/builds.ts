@@ -6,7 +6,7 @@ import type { ClusterPort } from '../cluster/port.js';
 import { invalid, notFound } from '../domain/errors.js';
 import type { BuildObject } from '../schemas/resources.js';
 import type { LogEntry } from '../schemas/reports.js';
-import { archiveConfigMap, archiveName } from './stored/upload-archive.js';
+import { writeArtifact } from './stored/artifact-store.js';
 import { buildOutputName, readBuildLogs } from './stored/build-output.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 import { assertUuid } from './lookup.js';
@@ -45,8 +45,14 @@ export interface BuildOrigin {
   owner?: KubeObject;
 }
 
-/** Creates the Build, then its archive; if the archive cannot be stored, the Build goes too. */
-export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer, origin: BuildOrigin = {}): Promise<BuildObject> {
+/** The manifest of a Build's uploaded archive, owned by the Build. */
+export const archiveName = (buildName: string): string => `${buildName}-archive`;
+
+/**
+ * Creates the Build, then stores its archive (streamed into chunks owned by the Build, whose size
+ * the caller has bounded); if the archive cannot be stored, the Build goes too, and its chunks with it.
+ */
+export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer | AsyncIterable<Buffer>, origin: BuildOrigin = {}): Promise<BuildObject> {
   const builds = cluster.resource<BuildObject>(Kinds.Build);
   const name = randomUUID();
   const build = await builds.create({
@@ -62,7 +68,7 @@ export async function createBuild(cluster: ClusterPort, project: string, request
     spec: { entrypoint: request.entrypoint, archiveConfigMap: archiveName(name), ...(request.functionNames ? { functionNames: request.functionNames } : {}) },
   });
   try {
-    await cluster.resource(Kinds.ConfigMap).create(archiveConfigMap(build, archive));
+    await writeArtifact(cluster, project, archive, { owner: build, name: archiveName(name), maxBytes: Number.MAX_SAFE_INTEGER });
   } catch (err) {
     await builds.delete(project, name).catch(() => undefined);
     throw err;

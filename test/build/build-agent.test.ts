@@ -35,13 +35,19 @@ describe('build agent', function () {
     return pod;
   }
 
+  /** The artifact the last build stored. */
+  let lastArtifact: Buffer | undefined;
+
   async function buildArchive(archive: Buffer, entrypoint: string, env: Record<string, string> = {}): Promise<BuildReport> {
     const pod = buildPod(archive, entrypoint);
+    lastArtifact = undefined;
     const { exitCode } = await runAgent({ main: BUILD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod), env });
     assert.equal(exitCode, 0);
     const reports = plane.reportsOf(NAMESPACE, pod) as BuildReport[];
     assert.equal(reports.length, 1);
     assert.equal(reports[0].kind, 'build');
+    lastArtifact = plane.storedArtifactOf(NAMESPACE, pod);
+    if (reports[0].phase === 'COMPLETED') assert.equal(reports[0].artifact?.size, lastArtifact?.length, 'the reported artifact is the stored one');
     return reports[0];
   }
 
@@ -62,7 +68,7 @@ describe('build agent', function () {
     assert.equal(report.phase, 'FAILED', JSON.stringify(report.functions));
     assert.equal(report.cause?.code, code, report.cause?.message);
     assert.match(report.cause?.message ?? '', message);
-    assert.equal(report.bundleGzipBase64, undefined);
+    assert.equal(report.artifact, undefined);
     assert.equal(report.functions, undefined);
   }
 
@@ -80,7 +86,8 @@ describe('build agent', function () {
         sessionConfig: { browserSettings: { verified: true, solveCaptchas: true, viewport: { width: 1280, height: 720 } }, proxies: true },
       },
     ]);
-    const bundle = gunzipSync(Buffer.from(report.bundleGzipBase64 ?? '', 'base64')).toString('utf8');
+    const artifact = lastArtifact ?? Buffer.alloc(0);
+    const bundle = gunzipSync(artifact).toString('utf8');
     assert.match(bundle, /from "playwright-core"/, 'runtime packages stay external');
     assert.doesNotMatch(bundle, /from "browserfn"/, 'the SDK is bundled in');
     for (const step of ['Extracting the project archive', 'Bundling index.mts', 'Discovering Functions', 'Built 3 Function(s): greet, health, page-title']) {
@@ -91,7 +98,7 @@ describe('build agent', function () {
     const pod = 'browser-from-build';
     plane.addPod(NAMESPACE, pod, {
       input: { kind: 'invocation', invocationId: 'i-1', functionName: 'greet', params: { name: 'ada' }, sessionId: 's-1', sessionConfig: {}, timeoutSeconds: 30, region: 'us-west-2', secrets: {} },
-      artifact: Buffer.from(report.bundleGzipBase64 ?? '', 'base64'),
+      artifact,
     });
     await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod) });
     const [invocation] = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];

@@ -1,7 +1,7 @@
 // One invocation in a browser pod, from input to report. Chromium, the artifact and the user
 // process start in parallel; the user code's first `next` is answered once the browser and its
 // recorder are ready, and the first of result / error / exit / timeout / termination decides.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Logger } from '../../config/logger.js';
@@ -23,8 +23,8 @@ import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
 
-/** A gzip bundle inflating beyond this is refused (the build caps bundles far below it). */
-const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+/** A gzip bundle inflating beyond this is refused (built artifacts are at most BROWSERFN_MAX_ARTIFACT_BYTES compressed). */
+const MAX_BUNDLE_BYTES = 512 * 1024 * 1024;
 
 export class InvocationRun {
   readonly #logs = new LogCollector(INVOCATION_LIMITS.logs);
@@ -66,7 +66,7 @@ export class InvocationRun {
     // The viewport comes with the pod spec, so the browser starts at once, alongside the input fetch.
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     const recorder = browser.then((leased) => this.#startRecorder(leased));
-    const bundle = this.control.getArtifact().then((bytes) => this.#writeBundle(bytes, layout.appDir));
+    const bundle = this.#obtainArtifact().then((file) => this.#writeBundle(file, layout.appDir));
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
     this.#failOnRejection(browser, 'could not start the browser');
@@ -113,9 +113,23 @@ export class InvocationRun {
     return this.#recorderStart;
   }
 
-  #writeBundle(gzipped: Buffer, appDir: string): string {
+  /** The artifact's file: handed over verified by the node agent's cache, or downloaded and verified here. */
+  async #obtainArtifact(): Promise<string> {
+    const { artifactFile, artifactSha256, podDir } = this.settings;
+    if (artifactFile) {
+      this.log.info({ artifactFile }, 'artifact from the node cache');
+      return artifactFile;
+    }
+    const file = join(podDir, 'artifact');
+    const artifact = await this.control.downloadArtifact(file, artifactSha256);
+    this.log.info({ size: artifact.size, sha256: artifact.sha256 }, 'artifact downloaded and verified');
+    return file;
+  }
+
+  /** Turns the artifact (a gzip-compressed ESM bundle) into the entry the user process runs. */
+  #writeBundle(artifactFile: string, appDir: string): string {
     const bundlePath = join(appDir, 'bundle.mjs');
-    writeFileSync(bundlePath, gunzipSync(gzipped, { maxOutputLength: MAX_BUNDLE_BYTES }));
+    writeFileSync(bundlePath, gunzipSync(readFileSync(artifactFile), { maxOutputLength: MAX_BUNDLE_BYTES }));
     return bundlePath;
   }
 

@@ -4,16 +4,16 @@ import { createLogger } from '../config/logger.js';
 import { readAgentSettings, type AgentSettings } from '../runtime/agent-common/agent-settings.js';
 import { runAndReport } from '../runtime/agent-common/agent-run.js';
 import { ControlPlaneClient } from '../runtime/agent-common/control-plane-client.js';
-import { buildTimeLimits, type BuildTimeLimits } from './build-limits.js';
+import { buildLimits, type BuildLimits } from './build-limits.js';
 import { BuildRun } from './build-run.js';
 
 export async function runBuildAgent(env: NodeJS.ProcessEnv): Promise<number> {
   const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'build-agent', pod: env.BROWSERFN_POD_NAME });
   let settings: AgentSettings;
-  let limits: BuildTimeLimits;
+  let limits: BuildLimits;
   try {
     settings = readAgentSettings(env);
-    limits = buildTimeLimits(env);
+    limits = buildLimits(env);
   } catch (error) {
     log.error((error as Error).message);
     return 2;

@@ -1,5 +1,5 @@
 // One build in a build pod: extract, install, bundle, discover Functions, report.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../config/logger.js';
 import type { AgentSettings } from '../runtime/agent-common/agent-settings.js';
@@ -9,8 +9,7 @@ import { podLayout } from '../runtime/sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../runtime/sandbox/runtime-modules.js';
 import { BuildFailure } from './build-failure.js';
 import { parseBuildInput } from './build-input.js';
-import { ARCHIVE_LIMITS, type BuildTimeLimits } from './build-limits.js';
-import { BUILD_OUTPUT_LIMITS } from '../schemas/report-limits.js';
+import { ARCHIVE_LIMITS, type BuildLimits } from './build-limits.js';
 import type { BuildReport } from '../schemas/reports.js';
 import { bundleInChildProcess } from './bundle-process.js';
 import { BuildDeadline } from './deadline.js';
@@ -34,7 +33,7 @@ export class BuildRun {
   constructor(
     private readonly settings: AgentSettings,
     private readonly agentEnv: NodeJS.ProcessEnv,
-    private readonly limits: BuildTimeLimits,
+    private readonly limits: BuildLimits,
     private readonly control: ControlPlaneClient,
     private readonly log: Logger,
   ) {
@@ -66,14 +65,17 @@ export class BuildRun {
     const logs = this.#logs;
     const signal = this.#deadline.signal;
     const steps = new BuildSteps(logs);
-    const input = parseBuildInput(await this.#controlPlane(() => this.control.getInput(), 'the build input'));
+    const input = parseBuildInput(await this.#controlPlane(() => this.control.getInput(), 'get the build input'));
     logs.add('info', `Build ${input.buildId}: entrypoint ${input.entrypoint}`);
-    const archive = await this.#controlPlane(() => this.control.getArtifact(), 'the project archive');
 
     const layout = podLayout(podDir);
     const projectDir = join(podDir, 'project');
     const outDir = join(podDir, 'out');
     for (const dir of [projectDir, outDir, layout.homeDir, layout.tmpDir]) mkdirSync(dir, { recursive: true });
+    const archiveFile = join(podDir, 'archive.tar.gz');
+    await this.#controlPlane(() => this.control.downloadArtifact(archiveFile), 'get the project archive');
+    const archive = readFileSync(archiveFile);
+    rmSync(archiveFile);
 
     const { entryPath } = await steps.run('extract', async () => {
       logs.add('info', `Extracting the project archive (${archive.length} bytes)`);
@@ -117,10 +119,11 @@ export class BuildRun {
       writeArtifactMain(projectDir, compiledEntry);
       const packed = await packArtifact(projectDir);
       logs.add('info', `Artifact: ${mib(packed.bytes.length)} MiB tar.gz (${packed.files} files, ${mib(packed.unpackedBytes)} MiB unpacked)`);
-      if (packed.bytes.length > BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) {
+      const maxArtifactBytes = this.limits.maxArtifactBytes;
+      if (packed.bytes.length > maxArtifactBytes) {
         throw new BuildFailure(
           'BUNDLE_TOO_LARGE',
-          `The artifact is ${mib(packed.bytes.length)} MiB as tar.gz, over the ${mib(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes)} MiB limit. ` +
+          `The artifact is ${packed.bytes.length} bytes (${mib(packed.bytes.length)} MiB) as tar.gz, over the ${maxArtifactBytes}-byte (${mib(maxArtifactBytes)} MiB) limit (BROWSERFN_MAX_ARTIFACT_BYTES). ` +
             'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and left out).',
         );
       }
@@ -146,14 +149,17 @@ export class BuildRun {
       return builtFunctionsOf(manifests, input.entrypoint);
     });
     logs.add('info', `Built ${functions.length} Function(s): ${functions.map((fn) => fn.name).join(', ')}`);
-    return { kind: 'build', phase: 'COMPLETED', functions, bundleGzipBase64: artifact.toString('base64'), logs: logs.entries() };
+    signal.throwIfAborted();
+    const stored = await steps.run('upload', () => this.#controlPlane(() => this.control.putArtifact(artifact), 'store the artifact'));
+    logs.add('info', `Stored the artifact: ${stored.size} bytes, sha256 ${stored.sha256}`);
+    return { kind: 'build', phase: 'COMPLETED', functions, artifact: stored, logs: logs.entries() };
   }
 
   async #controlPlane<T>(call: () => Promise<T>, what: string): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      throw new BuildFailure('INTERNAL_ERROR', `could not get ${what}: ${(error as Error).message}`);
+      throw new BuildFailure('INTERNAL_ERROR', `could not ${what}: ${(error as Error).message}`);
     }
   }
 }

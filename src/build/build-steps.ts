@@ -2,7 +2,7 @@
 // back from the build log to show where the time went (the Build object keeps its wire shape).
 import type { LogCollector } from '../runtime/sandbox/log-collector.js';
 
-export type BuildStepName = 'extract' | 'install' | 'bundle' | 'introspect';
+export type BuildStepName = 'extract' | 'install' | 'bundle' | 'introspect' | 'upload';
 
 export const STEP_LOG_LINE = /^Step (\w+): (\d+\.\d+) s( \(failed\))?$/;
 

@@ -67,8 +67,12 @@ export interface Settings {
   sandboxNetwork: 'pasta' | 'host';
   /** Processes and threads one sandboxed pod may have when the server runs as root (each pod is then a user of its own). */
   podMaxProcesses: number;
-  /** Largest upload: the archive is kept in one ConfigMap (1 MiB in Kubernetes, base64 adds a third). */
+  /** Largest upload (BROWSERFN_MAX_ARCHIVE_BYTES); it is stored in chunk ConfigMaps (src/functions/stored/artifact-store.ts). */
   maxArchiveBytes: number;
+  /** Largest built artifact (BROWSERFN_MAX_ARTIFACT_BYTES): build pods fail BUNDLE_TOO_LARGE above it, the façade refuses to store more. */
+  maxArtifactBytes: number;
+  /** Budget of the node agent's cache of verified artifacts, by sha256, under the data dir (BROWSERFN_ARTIFACT_CACHE_BYTES). */
+  artifactCacheBytes: number;
   /**
    * Variables each feature parses with its own code when the service starts (src/server): fetch's
    * BROWSERFN_FETCH_*, and what build pods are given (their time limits and npm settings).
@@ -88,6 +92,12 @@ export interface SettingsInput {
 }
 
 const DEFAULT_PROJECT = 'default';
+
+const MiB = 1024 * 1024;
+export const DEFAULT_MAX_ARCHIVE_BYTES = 50 * MiB;
+/** Also the build agent's default, when its pod was not given the variable. */
+export const DEFAULT_MAX_ARTIFACT_BYTES = 100 * MiB;
+const DEFAULT_ARTIFACT_CACHE_BYTES = 2 * 1024 * MiB;
 
 /** Settings of the build agent (src/build: build-limits.ts, project-npmrc.ts, npm-settings.ts) that build pods get from the operator. */
 const BUILD_POD_VARIABLES = [
@@ -109,6 +119,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
 
   const port = input.port ?? intFrom(env.PORT, 'PORT', 3000, 0, 65535);
   const { apiKeys, generated } = resolveApiKeys(env, dataDir);
+  const maxArtifactBytes = intFrom(env.BROWSERFN_MAX_ARTIFACT_BYTES, 'BROWSERFN_MAX_ARTIFACT_BYTES', DEFAULT_MAX_ARTIFACT_BYTES, 1024, 4096 * MiB);
 
   return {
     host: input.host ?? env.BROWSERFN_HOST ?? '127.0.0.1',
@@ -128,8 +139,14 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     sandbox: oneOf(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOf(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
     podMaxProcesses: intFrom(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
-    maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', 768 * 1024, 1024, 768 * 1024),
-    featureEnv: { fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')), buildPods: pick(env, (name) => BUILD_POD_VARIABLES.includes(name)) },
+    maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', DEFAULT_MAX_ARCHIVE_BYTES, 1024, 1024 * MiB),
+    maxArtifactBytes,
+    artifactCacheBytes: intFrom(env.BROWSERFN_ARTIFACT_CACHE_BYTES, 'BROWSERFN_ARTIFACT_CACHE_BYTES', DEFAULT_ARTIFACT_CACHE_BYTES, 0, Number.MAX_SAFE_INTEGER),
+    featureEnv: {
+      fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')),
+      // Build pods check the artifact against the limit the façade enforces when storing it.
+      buildPods: { ...pick(env, (name) => BUILD_POD_VARIABLES.includes(name)), BROWSERFN_MAX_ARTIFACT_BYTES: String(maxArtifactBytes) },
+    },
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
     artifactStore: artifactStoreFrom(env, dataDir),
     retention: {

@@ -1,13 +1,14 @@
 // Publishing use cases: accept an upload as a Build, read builds back.
 import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Kinds, ownerReferenceTo, type KubeObject } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { invalid, notFound } from '../domain/errors.js';
 import { ArchiveProblem, checkProjectArchive } from '../domain/project-archive/archive-check.js';
 import type { BuildObject } from '../schemas/resources.js';
 import type { LogEntry } from '../schemas/reports.js';
-import { archiveConfigMap, archiveName } from './stored/upload-archive.js';
+import { writeArtifact } from './stored/artifact-store.js';
 import { buildOutputName, readBuildLogs } from './stored/build-output.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
 import { assertUuid } from './lookup.js';
@@ -48,9 +49,16 @@ export interface BuildOrigin {
   owner?: KubeObject;
 }
 
-/** Creates the Build, then its archive; if the archive cannot be stored, the Build goes too. */
-export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer, origin: BuildOrigin = {}): Promise<BuildObject> {
-  await assertProjectArchive(archive);
+/** The manifest of a Build's uploaded archive, owned by the Build. */
+export const archiveName = (buildName: string): string => `${buildName}-archive`;
+
+/**
+ * Creates the Build, then stores its archive (streamed into chunks owned by the Build, whose size
+ * the caller has bounded); if the archive cannot be stored, the Build goes too, and its chunks with it.
+ */
+export async function createBuild(cluster: ClusterPort, project: string, request: BuildRequest, archive: Buffer | ArchiveReader, origin: BuildOrigin = {}): Promise<BuildObject> {
+  const read = () => (typeof archive === 'function' ? archive() : archive);
+  await assertProjectArchive(read());
   const builds = cluster.resource<BuildObject>(Kinds.Build);
   const name = randomUUID();
   const build = await builds.create({
@@ -66,7 +74,7 @@ export async function createBuild(cluster: ClusterPort, project: string, request
     spec: { entrypoint: request.entrypoint, archiveConfigMap: archiveName(name), ...(request.functionNames ? { functionNames: request.functionNames } : {}) },
   });
   try {
-    await cluster.resource(Kinds.ConfigMap).create(archiveConfigMap(build, archive));
+    await writeArtifact(cluster, project, read(), { owner: build, name: archiveName(name), maxBytes: Number.MAX_SAFE_INTEGER });
   } catch (err) {
     await builds.delete(project, name).catch(() => undefined);
     throw err;
@@ -74,8 +82,11 @@ export async function createBuild(cluster: ClusterPort, project: string, request
   return build;
 }
 
+/** Opens the uploaded archive afresh: it is read twice, to check it and to store it. */
+export type ArchiveReader = () => Readable;
+
 /** A bad archive is refused before anything is stored; the build agent checks it again before extracting. */
-async function assertProjectArchive(archive: Buffer): Promise<void> {
+async function assertProjectArchive(archive: Buffer | Readable): Promise<void> {
   try {
     await checkProjectArchive(archive);
   } catch (err) {

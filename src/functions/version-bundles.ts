@@ -1,11 +1,13 @@
-// Which bundle each stored version of a project runs, which bundles something still needs, and
-// removing one bundle: the seam between version pruning (src/controller) and how bundles are
-// stored today (one `<build>-bundle` ConfigMap each, see stored/bundle.ts). Version metadata (the
+// Which artifact each stored version of a project runs, which artifacts something still needs, and
+// removing one: the seam between version pruning (src/controller) and how artifacts are stored
+// (stored/artifact-store.ts: a content-addressed manifest `artifact-<sha256>` whose chunks it owns,
+// so deleting the manifest lets garbage collection take the chunks). Version metadata (the
 // `<function>-v<N>` ConfigMaps) is never touched here, so every version stays listable.
 import { Kinds } from '../cluster/objects.js';
 import { isNotFound, type ClusterPort } from '../cluster/port.js';
 import { Labels, Roles, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { isTerminal } from './invocations.js';
+import { artifactSha256Of } from './stored/artifact-store.js';
 import { readVersion } from './versions.js';
 
 export interface ProjectVersionBundles {
@@ -19,7 +21,7 @@ export interface ProjectVersionBundles {
 export async function projectVersionBundles(cluster: ClusterPort, namespace: string): Promise<ProjectVersionBundles> {
   const [records, bundles, functions, invocations] = await Promise.all([
     cluster.resource(Kinds.ConfigMap).list(namespace, { labelSelector: `${Labels.role}=${Roles.version}` }),
-    cluster.resource(Kinds.ConfigMap).list(namespace, { labelSelector: `${Labels.role}=${Roles.bundle}` }),
+    cluster.resource(Kinds.ConfigMap).list(namespace, { labelSelector: `${Labels.role}=${Roles.artifact}` }),
     cluster.resource<FunctionObject>(Kinds.Function).list(namespace),
     cluster.resource<InvocationObject>(Kinds.Invocation).list(namespace),
   ]);
@@ -30,7 +32,9 @@ export async function projectVersionBundles(cluster: ClusterPort, namespace: str
   const inUse = new Set<string>();
   for (const fn of functions.items) if (fn.spec.version) inUse.add(fn.spec.version.bundleConfigMap);
   for (const inv of invocations.items) if (!isTerminal(inv)) inUse.add(inv.spec.bundleConfigMap);
-  return { versions, inUse, existing: new Set(bundles.items.map((cm) => cm.metadata.name)) };
+  // Uploaded archives are artifacts too (`<build>-archive`), owned by their Build: not version bundles.
+  const built = bundles.items.map((cm) => cm.metadata.name).filter((name) => artifactSha256Of(name) !== undefined);
+  return { versions, inUse, existing: new Set(built) };
 }
 
 /** Removes one bundle; one already gone is no error. */

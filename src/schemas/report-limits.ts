@@ -11,8 +11,6 @@ export const OUTCOME_LIMITS = {
 } as const;
 
 export const BUILD_OUTPUT_LIMITS = {
-  /** A gzip bundle must fit one Kubernetes ConfigMap (1 MiB) with room for metadata. */
-  maxBundleGzipBytes: 900 * 1024,
   maxFunctions: 100,
   /** One manifest file (name, sessionConfig, parametersSchema). */
   maxManifestBytes: 64 * 1024,
@@ -24,15 +22,18 @@ export const MAX_RESULTS_NESTING = 64;
 /** Longest cause message a pod sends; longer ones are cut with a marker. */
 export const MAX_CAUSE_MESSAGE_CHARS = 8 * 1024;
 
-const base64Length = (bytes: number): number => 4 * Math.ceil(bytes / 3);
 /** A cause message in JSON (6 bytes per character at worst, for \u escapes), phase, timestamps, keys. */
 const ENVELOPE_BYTES = 6 * MAX_CAUSE_MESSAGE_CHARS + 16 * 1024;
 
 /** The largest report body per kind of pod; the report route refuses larger ones unread (413). */
 export const REPORT_BODY_LIMITS = {
   invocation: OUTCOME_LIMITS.resultsBytes + OUTCOME_LIMITS.logsBytes + OUTCOME_LIMITS.sessionLogsBytes + ENVELOPE_BYTES,
-  /** The bundle must fit one ConfigMap beside the report, which leaves the function manifests little room. */
-  build: base64Length(BUILD_OUTPUT_LIMITS.maxBundleGzipBytes) + OUTCOME_LIMITS.logsBytes + 256 * 1024 + ENVELOPE_BYTES,
+  /**
+   * Logs, the Function manifests (name, sessionConfig, parameter schema) and the artifact's sha256
+   * and size; the artifact's bytes go by their own streamed route. The output ConfigMap keeps
+   * logs + report within 1 MiB.
+   */
+  build: OUTCOME_LIMITS.logsBytes + 256 * 1024 + ENVELOPE_BYTES,
 } as const;
 
 /** Over-large results fail the invocation with a message, rather than being cut. */

@@ -31,14 +31,23 @@ export interface BuiltFunctionReport {
   parametersSchema?: Record<string, unknown>;
 }
 
+/** The header carrying an artifact's sha256 (hex) on GET and PUT /internal/v1/pods/{ns}/{pod}/artifact. */
+export const ARTIFACT_SHA256_HEADER = 'x-artifact-sha256';
+
+/** An artifact as the agents see it: opaque bytes, named by their sha256. */
+export interface ArtifactRef {
+  sha256: string;
+  size: number;
+}
+
 export interface BuildReport {
   kind: 'build';
   phase: 'COMPLETED' | 'FAILED';
   cause?: Cause;
   /** COMPLETED only, sorted by name. */
   functions?: BuiltFunctionReport[];
-  /** COMPLETED only: the gzip-compressed ESM bundle (bundle.mjs.gz), base64. */
-  bundleGzipBase64?: string;
+  /** COMPLETED only: the built artifact, uploaded before the report (PUT …/artifact), as opaque bytes. */
+  artifact?: ArtifactRef;
   logs: LogEntry[];
 }
 
@@ -101,6 +110,11 @@ export const podReportSchema = {
       type: 'array',
       items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, sessionConfig: { type: 'object' }, parametersSchema: { type: 'object' } } },
     },
-    bundleGzipBase64: { type: 'string' },
+    artifact: {
+      type: 'object',
+      required: ['sha256', 'size'],
+      additionalProperties: false,
+      properties: { sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' }, size: { type: 'integer', minimum: 0 } },
+    },
   },
 } as const;

@@ -87,7 +87,7 @@ const functionVersion: JsonSchema = {
     id: uuid('Version ID (a UUID), stable for the life of the version.'),
     number: { type: 'integer', minimum: 1, description: 'Version number: 1, 2, 3… per Function.' },
     buildName: objectName('The Build (in this namespace) that produced the version; absent for hand-written manifests.'),
-    bundleConfigMap: objectName('ConfigMap (in this namespace) holding the gzip-compressed bundle under the key bundle.mjs.gz.'),
+    bundleConfigMap: objectName('Manifest ConfigMap (in this namespace, artifact-<sha256>) of the built artifact: its size, sha256 and content-addressed chunk ConfigMaps.'),
     sessionConfig: freeForm('Browser session settings from defineFn (browserSettings, proxies, timeout, …); invocations deep-merge their sessionCreateParams over it.'),
     parametersSchema: freeForm('JSON Schema that invocation params must satisfy.'),
     createdAt: timestamp('When the version was published (RFC 3339).'),
@@ -155,7 +155,7 @@ export const buildSpecSchema: JsonSchema = {
   description: 'One publish: bundle the uploaded project and publish a new version of every Function its entrypoint defines.',
   properties: {
     entrypoint: { type: 'string', minLength: 1, maxLength: 4096, description: 'Path of the entry file inside the uploaded archive, e.g. index.ts.' },
-    archiveConfigMap: objectName('ConfigMap (in this namespace) holding the uploaded archive.tar.gz.'),
+    archiveConfigMap: objectName('Manifest ConfigMap (in this namespace) of the uploaded archive.tar.gz: its size, sha256 and content-addressed chunk ConfigMaps.'),
     functionNames: {
       type: 'array',
       maxItems: 1000,
@@ -202,7 +202,7 @@ export const invocationSpecSchema: JsonSchema = {
     functionName: { type: 'string', minLength: 1, maxLength: MAX_FUNCTION_NAME_LENGTH, description: 'Name of the invoked Function.' },
     functionUid: uuid('ID (metadata.uid) of the invoked Function.'),
     versionId: uuid('ID of the Function version to run.'),
-    bundleConfigMap: objectName('The version\'s bundle ConfigMap.'),
+    bundleConfigMap: objectName('The version\'s artifact manifest ConfigMap.'),
     params: freeForm('The params passed to the handler (JSON).'),
     sessionConfig: freeForm('The version\'s sessionConfig deep-merged with this invocation\'s sessionCreateParams.'),
     timeoutSeconds: {

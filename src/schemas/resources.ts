@@ -18,7 +18,7 @@ export interface FunctionVersionSpec {
   number: number;
   /** The Build that produced it (name of the Build object), absent for hand-written manifests. */
   buildName?: string;
-  /** Bundle ConfigMap name (in the Function's namespace) holding `bundle.mjs.gz`. */
+  /** The built artifact's manifest ConfigMap (`artifact-<sha256>`, in the Function's namespace; see src/functions/stored/artifact-store.ts). */
   bundleConfigMap: string;
   sessionConfig?: Record<string, unknown>;
   parametersSchema?: Record<string, unknown>;
@@ -48,7 +48,7 @@ export type FunctionObject = KubeObject & { spec: FunctionSpec; status?: Functio
 
 export interface BuildSpec {
   entrypoint: string;
-  /** ConfigMap holding the uploaded `archive.tar.gz`. */
+  /** The manifest ConfigMap of the uploaded `archive.tar.gz` (`<build>-archive`). */
   archiveConfigMap: string;
   functionNames?: string[];
 }
@@ -113,10 +113,17 @@ export const Labels = {
   secretId: 'browserfn.dev/secret-id',
 } as const;
 
+/** Annotations the controllers put on pods for the node agent. */
+export const Annotations = {
+  /** A browser pod's artifact manifest ConfigMap (in the pod's namespace): the node agent's cache serves it. */
+  artifact: 'browserfn.dev/artifact',
+} as const;
+
 /** Values of the role label on ConfigMaps, Pods and Secrets. */
 export const Roles = {
-  bundle: 'bundle',
-  archive: 'archive',
+  /** An artifact's manifest (uploaded archive or built bundle): see src/functions/stored/artifact-store.ts. */
+  artifact: 'artifact',
+  artifactChunk: 'artifact-chunk',
   version: 'function-version',
   buildOutput: 'build-output',
   invocationOutcome: 'invocation-outcome',

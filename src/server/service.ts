@@ -14,7 +14,7 @@ import { functionRoutes, internalRoutes } from '../api/routes/index.js';
 import { fetchRoutes } from '../api/routes/fetch.js';
 import { FetchService } from '../fetch/fetch-service.js';
 import { loadFetchSettings } from '../fetch/settings.js';
-import { buildTimeLimits } from '../build/build-limits.js';
+import { buildLimits } from '../build/build-limits.js';
 import { secretRoutes } from '../api/routes/secrets/index.js';
 import type { RouteDefinition } from '../api/route.js';
 import type { ClusterPort } from '../cluster/port.js';
@@ -83,7 +83,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
 
   // Feature settings are parsed here, at start, so a bad value stops the service with a clear message.
   const fetchService = options.api ? new FetchService(loadFetchSettings(settings.featureEnv.fetch)) : undefined;
-  buildTimeLimits(settings.featureEnv.buildPods);
+  buildLimits(settings.featureEnv.buildPods);
   const routes: RouteDefinition[] = fetchService ? [...functionRoutes, ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   const server = createServer(app.callback());

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/api/app.js';
@@ -21,7 +21,8 @@ import { createLogger } from '../../src/config/logger.js';
 import { Metrics } from '../../src/config/metrics.js';
 import { issuePodToken } from '../../src/runtime/pod-token.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from '../../src/controller/pods/token-secret.js';
-import { archiveName } from '../../src/functions/stored/upload-archive.js';
+import { archiveName } from '../../src/functions/builds.js';
+import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { outcomeName } from '../../src/functions/stored/invocation-outcome.js';
 import { buildOutputName } from '../../src/functions/stored/build-output.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
@@ -79,21 +80,32 @@ async function startFacade(): Promise<Facade> {
   };
 }
 
-/** An Invocation with its bundle and browser pod, as the controller would make them. */
+const artifactOf = (namespace: string): Buffer => Buffer.from(`${ARCHIVE_MARKER} of ${namespace}`);
+
+/** An Invocation with its artifact and browser pod, as the controller would make them. */
 async function invocationWithPod(cluster: ClusterPort, namespace: string, name: string): Promise<PodObject> {
-  const bundle = `${name}-bundle`;
-  await cluster.resource(Kinds.ConfigMap).create(newObject<KubeObject>(Kinds.ConfigMap, { name: bundle, namespace }, { binaryData: { 'bundle.mjs.gz': Buffer.from(ARCHIVE_MARKER).toString('base64') } }));
+  const artifact = artifactOf(namespace);
   const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).create(
     newObject<InvocationObject>(Kinds.Invocation, { name, namespace }, {
-      spec: { functionName: 'f', functionUid: randomUUID(), versionId: randomUUID(), bundleConfigMap: bundle, params: { marker: PARAMS_MARKER }, sessionConfig: {}, timeoutSeconds: 60, sessionId: randomUUID() },
+      spec: {
+        functionName: 'f',
+        functionUid: randomUUID(),
+        versionId: randomUUID(),
+        bundleConfigMap: contentArtifactName(createHash('sha256').update(artifact).digest('hex')),
+        params: { marker: PARAMS_MARKER },
+        sessionConfig: {},
+        timeoutSeconds: 60,
+        sessionId: randomUUID(),
+      },
     }),
   );
+  await writeArtifact(cluster, namespace, artifact, { owner: inv, maxBytes: 1024 });
   return createPod(cluster, inv, `${name}-a1`, { [Labels.role]: Roles.browserPod, [Labels.invocationName]: name });
 }
 
 async function buildWithPod(cluster: ClusterPort, namespace: string, name: string): Promise<PodObject> {
-  await cluster.resource(Kinds.ConfigMap).create(newObject<KubeObject>(Kinds.ConfigMap, { name: archiveName(name), namespace }, { binaryData: { 'archive.tar.gz': Buffer.from(ARCHIVE_MARKER).toString('base64') } }));
   const build = await cluster.resource<BuildObject>(Kinds.Build).create(newObject<BuildObject>(Kinds.Build, { name, namespace }, { spec: { entrypoint: 'index.ts', archiveConfigMap: archiveName(name) } }));
+  await writeArtifact(cluster, namespace, artifactOf(namespace), { owner: build, name: archiveName(name), maxBytes: 1024 });
   return createPod(cluster, build, `${name}-build`, { [Labels.role]: Roles.buildPod, [Labels.buildName]: name });
 }
 
@@ -159,8 +171,32 @@ describe('attack: pod tokens on the internal routes', function () {
   });
   after(async () => facade?.close());
 
-  it('lists every internal route (input, artifact, report)', () => {
-    assert.deepEqual(ROUTES.map((r) => r.path('n', 'p')).sort(), ['/internal/v1/pods/n/p/artifact', '/internal/v1/pods/n/p/input', '/internal/v1/pods/n/p/report']);
+  it('lists every internal route (input, artifact to get and to store, report)', () => {
+    assert.deepEqual(ROUTES.map((r) => `${r.method} ${r.path('n', 'p')}`).sort(), [
+      'GET /internal/v1/pods/n/p/artifact',
+      'GET /internal/v1/pods/n/p/input',
+      'POST /internal/v1/pods/n/p/report',
+      'PUT /internal/v1/pods/n/p/artifact',
+    ]);
+  });
+
+  it("serves a pod only its own project's artifact, and lets only build pods store one", async () => {
+    const artifactRoute = ROUTES.find((r) => r.method === 'GET' && r.path('n', 'p').endsWith('/artifact'))!;
+    const own = await call(facade, artifactRoute, { namespace: NS, name: browserPod.metadata.name }, tokenFor(browserPod));
+    assert.equal(own.status, 200);
+    assert.equal(own.text, artifactOf(NS).toString());
+    // Project B's pod asks for project A's pod path, or names its own pod under project A: both are refused unread.
+    for (const target of [{ namespace: NS, name: browserPod.metadata.name }, { namespace: NS, name: otherPod.metadata.name }]) {
+      const res = await call(facade, artifactRoute, target, tokenFor(otherPod));
+      assert.equal(res.status, 401, res.text);
+      assert.ok(!res.text.includes(ARCHIVE_MARKER));
+    }
+    const store = await fetch(facade.url + artifactRoute.path(NS, browserPod.metadata.name), {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${tokenFor(browserPod)}`, 'x-artifact-sha256': '0'.repeat(64) },
+      body: 'x',
+    });
+    assert.equal(store.status, 403, 'a browser pod cannot store artifacts');
   });
 
   it("a pod's own valid token works on every route (the control case)", async () => {
@@ -189,7 +225,7 @@ describe('attack: pod tokens on the internal routes', function () {
       for (const route of ROUTES) {
         const res = await call(facade, route, { namespace: NS, name: browserPod.metadata.name }, attempt.token());
         assert.equal(res.status, attempt.status, `${route.method} ${route.path(NS, browserPod.metadata.name)}: ${res.text}`);
-        assert.ok(!res.text.includes(PARAMS_MARKER) && !res.text.includes(Buffer.from(ARCHIVE_MARKER).toString('base64')), 'nothing of the pod was read');
+        assert.ok(!res.text.includes(PARAMS_MARKER) && !res.text.includes(ARCHIVE_MARKER), 'nothing of the pod was read');
       }
       assert.equal(await facade.cluster.resource(Kinds.ConfigMap).get(NS, outcomeName('inv-1')), undefined, 'no report was stored');
     });
@@ -206,7 +242,7 @@ describe('attack: pod tokens on the internal routes', function () {
     for (const route of ROUTES) {
       const res = await call(facade, { ...route, body: route.body && buildReport }, { namespace: NS, name: second.metadata.name }, oldToken);
       assert.equal(res.status, 401, `${route.method} ${route.path(NS, second.metadata.name)}: ${res.text}`);
-      assert.ok(!res.text.includes(Buffer.from(ARCHIVE_MARKER).toString('base64')));
+      assert.ok(!res.text.includes(ARCHIVE_MARKER));
     }
     assert.equal(await facade.cluster.resource(Kinds.ConfigMap).get(NS, buildOutputName('build-2')), undefined, 'no build output was stored');
     // The new pod's own token works.

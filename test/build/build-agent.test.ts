@@ -35,13 +35,19 @@ describe('build agent', function () {
     return pod;
   }
 
+  /** The artifact the last build stored. */
+  let lastArtifact: Buffer | undefined;
+
   async function buildArchive(archive: Buffer, entrypoint: string, env: Record<string, string> = {}): Promise<BuildReport> {
     const pod = buildPod(archive, entrypoint);
+    lastArtifact = undefined;
     const { exitCode } = await runAgent({ main: BUILD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod), env });
     assert.equal(exitCode, 0);
     const reports = plane.reportsOf(NAMESPACE, pod) as BuildReport[];
     assert.equal(reports.length, 1);
     assert.equal(reports[0].kind, 'build');
+    lastArtifact = plane.storedArtifactOf(NAMESPACE, pod);
+    if (reports[0].phase === 'COMPLETED') assert.equal(reports[0].artifact?.size, lastArtifact?.length, 'the reported artifact is the stored one');
     return reports[0];
   }
 
@@ -62,7 +68,7 @@ describe('build agent', function () {
     assert.equal(report.phase, 'FAILED', JSON.stringify(report.functions));
     assert.equal(report.cause?.code, code, report.cause?.message);
     assert.match(report.cause?.message ?? '', message);
-    assert.equal(report.bundleGzipBase64, undefined);
+    assert.equal(report.artifact, undefined);
     assert.equal(report.functions, undefined);
   }
 
@@ -80,7 +86,7 @@ describe('build agent', function () {
         sessionConfig: { browserSettings: { verified: true, solveCaptchas: true, viewport: { width: 1280, height: 720 } }, proxies: true },
       },
     ]);
-    const files = await artifactFiles(Buffer.from(report.bundleGzipBase64 ?? '', 'base64'));
+    const files = await artifactFiles(lastArtifact ?? Buffer.alloc(0));
     assert.equal(files.get('__browserfn_main.mjs'), 'import "./index.browserfn.mjs";\n');
     const compiled = files.get('index.browserfn.mjs') ?? '';
     assert.match(compiled, /from "playwright-core"/, 'runtime packages stay external');
@@ -89,13 +95,13 @@ describe('build agent', function () {
       assert.ok(report.logs.some((entry) => entry.message.startsWith(step)), step);
     }
     const steps = report.logs.map((entry) => /^Step (\w+): \d+\.\d\d s$/.exec(entry.message)?.[1]).filter(Boolean);
-    assert.deepEqual(steps, ['extract', 'install', 'bundle', 'introspect']);
+    assert.deepEqual(steps, ['extract', 'install', 'bundle', 'introspect', 'upload']);
 
     // The bundle the build produced is what a browser pod runs.
     const pod = 'browser-from-build';
     plane.addPod(NAMESPACE, pod, {
       input: { kind: 'invocation', invocationId: 'i-1', functionName: 'greet', params: { name: 'ada' }, sessionId: 's-1', sessionConfig: {}, timeoutSeconds: 30, region: 'us-west-2', secrets: {} },
-      artifact: Buffer.from(report.bundleGzipBase64 ?? '', 'base64'),
+      artifact: lastArtifact ?? Buffer.alloc(0),
     });
     await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod) });
     const [invocation] = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];

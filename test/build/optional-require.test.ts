@@ -41,7 +41,7 @@ describe('optional require() of packages that are not installed', function () {
     const pod = 'browser-optional-probe';
     plane.addPod(NAMESPACE, pod, {
       input: { kind: 'invocation', invocationId: 'i-probe', functionName: 'optional-probe', params: {}, sessionId: 's-probe', sessionConfig: {}, timeoutSeconds: 60, region: 'us-west-2', secrets: {} },
-      artifact: Buffer.from(built.bundleGzipBase64 ?? '', 'base64'),
+      artifact: plane.storedArtifactOf(NAMESPACE, 'build-optional-require') ?? Buffer.alloc(0),
     });
     const { exitCode } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod) });
     assert.equal(exitCode, 0);

@@ -58,7 +58,7 @@ describe('@browserbasehq/sdk-functions projects', function () {
     const pod = `browser-${functionName}`;
     plane.addPod(NAMESPACE, pod, {
       input: { kind: 'invocation', invocationId: `i-${functionName}`, functionName, params, sessionId: `s-${functionName}`, sessionConfig: {}, timeoutSeconds: 60, region: 'us-west-2', secrets: {} },
-      artifact: Buffer.from(built.bundleGzipBase64 ?? '', 'base64'),
+      artifact: plane.storedArtifactOf(NAMESPACE, 'build-sdk-functions') ?? Buffer.alloc(0),
     });
     const { exitCode } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir: join(workRoot, pod) });
     assert.equal(exitCode, 0);

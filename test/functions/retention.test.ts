@@ -121,7 +121,9 @@ describe('retention (embedded, filesystem archive)', function () {
       fnId = build.builtFunctions![0].id;
     }
     const bundles = async () =>
-      (await svc.service.cluster.resource(Kinds.ConfigMap).list('default', { labelSelector: `${Labels.role}=${Roles.bundle}` })).items.map((cm) => cm.metadata.name);
+      (await svc.service.cluster.resource(Kinds.ConfigMap).list('default', { labelSelector: `${Labels.role}=${Roles.artifact}` })).items
+        .map((cm) => cm.metadata.name)
+        .filter((name) => name.startsWith('artifact-'));
     await waitFor('old bundles to be pruned', async () => ((await bundles()).length === 1 ? true : undefined), 30_000);
     assert.match(String((await svc.request('GET', '/metrics')).body), /browserfn_retention_actions_total\{action="pruned-bundle"\} 2\n/);
     const versions = await svc.request('GET', `/v1/functions/${fnId}/versions`);

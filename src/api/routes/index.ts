@@ -15,6 +15,7 @@ import sessionsGet from './sessions/sessions-get.js';
 import sessionsLogs from './sessions/sessions-logs.js';
 import podInput from './internal/pod-input.js';
 import podArtifact from './internal/pod-artifact.js';
+import podArtifactUpload from './internal/pod-artifact-upload.js';
 import podReport from './internal/pod-report.js';
 
 export const functionRoutes: RouteDefinition[] = [
@@ -33,4 +34,4 @@ export const functionRoutes: RouteDefinition[] = [
   sessionsLogs,
 ];
 
-export const internalRoutes: RouteDefinition[] = [podInput, podArtifact, podReport];
+export const internalRoutes: RouteDefinition[] = [podInput, podArtifact, podArtifactUpload, podReport];

@@ -1,7 +1,8 @@
 // Pure functions from a Build or Invocation to the Pod that runs it. One container runs the
 // agent (which starts Chromium or the build); user code only ever runs inside these pods.
 import { Kinds, newObject, ownerReferenceTo } from '../../cluster/objects.js';
-import { Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
+import { Annotations, Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
+import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
@@ -31,10 +32,13 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
   const name = browserPodName(inv, attempt);
   const viewport = (inv.spec.sessionConfig.browserSettings as { viewport?: { width?: number; height?: number } } | undefined)?.viewport;
   const extraEnv = viewport?.width && viewport.height ? [{ name: 'BROWSERFN_VIEWPORT', value: `${viewport.width}x${viewport.height}` }] : [];
+  // The agent refuses an artifact that does not hash to this, whoever hands it over.
+  const artifactSha256 = artifactSha256Of(inv.spec.bundleConfigMap);
+  if (artifactSha256) extraEnv.push({ name: 'BROWSERFN_ARTIFACT_SHA256', value: artifactSha256 });
   const labels = { [Labels.invocationName]: inv.metadata.name, [Labels.functionUid]: inv.spec.functionUid, [Labels.sessionId]: inv.spec.sessionId };
   const deadline = inv.spec.timeoutSeconds + POD_GRACE_SECONDS;
   if (!settings.chromiumSidecar) {
-    return podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, extraEnv, labels, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+    return withArtifact(podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, extraEnv, labels, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } }), inv);
   }
   const cdpPort = { name: 'BROWSERFN_CDP_PORT', value: SIDECAR_CDP_PORT };
   const pod = podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, [...extraEnv, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
@@ -48,6 +52,12 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
     securityContext: agent.securityContext,
     volumeMounts: agent.volumeMounts,
   });
+  return withArtifact(pod, inv);
+}
+
+/** Names the artifact for a node agent, which hands the pod a verified copy from its cache. */
+function withArtifact(pod: PodObject, inv: InvocationObject): PodObject {
+  pod.metadata.annotations = { ...pod.metadata.annotations, [Annotations.artifact]: inv.spec.bundleConfigMap };
   return pod;
 }
 

@@ -8,8 +8,8 @@ import type { Metrics } from '../../config/metrics.js';
 import { Labels, Roles, type BuildObject, type BuildStatus, type BuiltFunction } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import { publishVersion } from '../../functions/versions.js';
-import { buildOutputName, readBuildReport, readOutputBundle } from '../../functions/stored/build-output.js';
-import { bundleConfigMap, bundleName } from '../../functions/stored/bundle.js';
+import { buildOutputName, readBuildReport } from '../../functions/stored/build-output.js';
+import { contentArtifactName, readArtifactManifest, reownArtifact } from '../../functions/stored/artifact-store.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import { buildPod, buildPodName, type PodTemplateSettings } from '../pods/templates.js';
@@ -75,49 +75,39 @@ export class BuildReconciler implements Reconciler {
   }
 
   private async finish(build: BuildObject, output: KubeObject): Promise<void> {
-    const outcome = buildOutcome(build, readBuildReport(output));
+    const report = readBuildReport(output);
+    const outcome = buildOutcome(build, report);
     if ('fail' in outcome) {
       await this.fail(build, outcome.fail.code, outcome.fail.message);
       return;
     }
-    const functions = outcome.publish;
-    const bundle = await this.ensureBundle(build, output);
+    const namespace = build.metadata.namespace!;
+    // The build pod stored its artifact (owned by this Build) before it reported.
+    const artifact = report.artifact ? contentArtifactName(report.artifact.sha256) : undefined;
+    const manifest = artifact ? await readArtifactManifest(this.deps.cluster, namespace, artifact) : undefined;
+    if (!artifact || manifest?.size !== report.artifact?.size) {
+      await this.fail(build, 'INTERNAL_ERROR', 'The build reported an artifact that is not stored; publish again');
+      return;
+    }
     const built: BuiltFunction[] = [];
-    for (const fn of functions) built.push(await publishVersion(this.deps.cluster, build, fn, bundle.metadata.name));
-    await this.ownBundle(bundle, built);
+    for (const fn of outcome.publish) built.push(await publishVersion(this.deps.cluster, build, fn, artifact));
+    await this.handOverArtifact(build, artifact, built);
     await this.setStatus(build, { phase: 'COMPLETED', endedAt: isoAt(this.now()), builtFunctions: built });
     this.observe(build, 'COMPLETED');
   }
 
-  /** The bundle outlives the Build: it is owned by the Functions whose versions use it. */
-  private async ensureBundle(build: BuildObject, output: KubeObject): Promise<KubeObject> {
-    const configMaps = this.deps.cluster.resource(Kinds.ConfigMap);
-    const name = bundleName(build.metadata.name);
-    const existing = await configMaps.get(build.metadata.namespace, name);
-    if (existing) return existing;
-    return configMaps.create(bundleConfigMap(build, readOutputBundle(output)));
-  }
-
-  private async ownBundle(bundle: KubeObject, built: BuiltFunction[]): Promise<void> {
-    const configMaps = this.deps.cluster.resource(Kinds.ConfigMap);
-    const fresh = await configMaps.get(bundle.metadata.namespace, bundle.metadata.name);
-    if (!fresh) return;
-    const refs = built.map((b) => ({
-      apiVersion: 'browserfn.dev/v1alpha1',
-      kind: 'Function',
-      name: '',
-      uid: b.id,
-      controller: false,
-      blockOwnerDeletion: false,
-    }));
-    const functions = await this.deps.cluster.resource(Kinds.Function).list(bundle.metadata.namespace);
-    for (const ref of refs) ref.name = functions.items.find((f) => f.metadata.uid === ref.uid)?.metadata.name ?? '';
-    const owners = refs.filter((r) => r.name && !(fresh.metadata.ownerReferences ?? []).some((o) => o.uid === r.uid));
-    if (owners.length === 0 && !(fresh.metadata.ownerReferences ?? []).some((o) => o.kind === 'Build')) return;
-    await configMaps.update({
-      ...fresh,
-      metadata: { ...fresh.metadata, ownerReferences: [...(fresh.metadata.ownerReferences ?? []).filter((o) => o.kind !== 'Build'), ...owners] },
+  /**
+   * The artifact outlives the Build: it is owned by every Function whose versions run it (one
+   * artifact may serve several Functions and versions), and goes when the last of them does.
+   */
+  private async handOverArtifact(build: BuildObject, artifact: string, built: BuiltFunction[]): Promise<void> {
+    const namespace = build.metadata.namespace!;
+    const functions = await this.deps.cluster.resource(Kinds.Function).list(namespace);
+    const owners = built.flatMap((b) => {
+      const fn = functions.items.find((f) => f.metadata.uid === b.id);
+      return fn ? [{ apiVersion: fn.apiVersion, kind: 'Function', name: fn.metadata.name, uid: b.id, controller: false, blockOwnerDeletion: false }] : [];
     });
+    await reownArtifact(this.deps.cluster, namespace, artifact, owners, (ref) => ref.uid === build.metadata.uid);
   }
 
   private async fail(build: BuildObject, code: string, message: string): Promise<void> {

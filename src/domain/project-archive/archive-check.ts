@@ -4,6 +4,7 @@
 // through a link, within entry and size limits. The façade checks an upload with it, so a bad
 // archive is a 400 at once, and the build agent checks again before it extracts.
 import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Parser, type ReadEntry } from 'tar';
 import { ArchiveTree } from './archive-tree.js';
 
@@ -30,7 +31,8 @@ export class ArchiveProblem extends Error {
 
 const ALLOWED_TYPES = new Set(['File', 'OldFile', 'ContiguousFile', 'Directory', 'SymbolicLink', 'Link']);
 
-export function checkProjectArchive(archive: Buffer, limits: ArchiveContentLimits = ARCHIVE_CONTENT_LIMITS): Promise<ArchiveSummary> {
+/** `archive`: the bytes, or a stream of them (read to its end unless refused early). */
+export function checkProjectArchive(archive: Buffer | Readable, limits: ArchiveContentLimits = ARCHIVE_CONTENT_LIMITS): Promise<ArchiveSummary> {
   return new Promise((resolve, reject) => {
     const summary: ArchiveSummary = { entries: 0, bytes: 0 };
     const tree = new ArchiveTree();
@@ -59,7 +61,13 @@ export function checkProjectArchive(archive: Buffer, limits: ArchiveContentLimit
       else if (summary.entries === 0) reject(new ArchiveProblem('the archive holds no files'));
       else resolve(summary);
     });
-    parser.end(archive);
+    if (Buffer.isBuffer(archive)) parser.end(archive);
+    else {
+      archive.on('error', (error: Error) => reject(new ArchiveProblem(`the archive cannot be read: ${error.message}`)));
+      // An early refusal aborts the parser: stop reading the rest.
+      parser.on('abort', () => archive.destroy());
+      archive.pipe(parser);
+    }
   });
 }
 

@@ -1,17 +1,16 @@
-// What a build pod reported: `<build>-output`, owned by the Build — the report (without its logs),
-// the logs (capped), and the bundle when the build succeeded.
+// What a build pod reported: `<build>-output`, owned by the Build — the report (without its logs)
+// and the logs (capped). The built artifact itself is in the artifact store (artifact-store.ts).
 import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
 import { Labels, Roles, type BuildObject } from '../../schemas/resources.js';
 import type { BuildReport, LogEntry } from '../../schemas/reports.js';
 import { capLogs, OUTCOME_LIMITS } from '../../schemas/report-limits.js';
-import { BUNDLE_KEY } from './bundle.js';
 
 const REPORT_KEY = 'report.json';
 const LOGS_KEY = 'logs.json';
 
 export const buildOutputName = (buildName: string): string => `${buildName}-output`;
 
-export function buildOutputConfigMap(build: BuildObject, { bundleGzipBase64, ...report }: BuildReport): KubeObject {
+export function buildOutputConfigMap(build: BuildObject, report: BuildReport): KubeObject {
   return newObject<KubeObject>(
     Kinds.ConfigMap,
     {
@@ -23,14 +22,11 @@ export function buildOutputConfigMap(build: BuildObject, { bundleGzipBase64, ...
     {
       immutable: true,
       data: { [REPORT_KEY]: JSON.stringify({ ...report, logs: undefined }), [LOGS_KEY]: JSON.stringify(capLogs(report.logs, OUTCOME_LIMITS.logsBytes)) },
-      binaryData: bundleGzipBase64 ? { [BUNDLE_KEY]: bundleGzipBase64 } : {},
     },
   );
 }
 
-/** The report without its logs (see readBuildLogs) and without its bundle (see readOutputBundle). */
+/** The report without its logs (see readBuildLogs). */
 export const readBuildReport = (output: KubeObject): BuildReport => JSON.parse(output.data?.[REPORT_KEY] ?? '{}') as BuildReport;
 
 export const readBuildLogs = (output: KubeObject | undefined): LogEntry[] => JSON.parse(output?.data?.[LOGS_KEY] ?? '[]') as LogEntry[];
-
-export const readOutputBundle = (output: KubeObject): string => output.binaryData?.[BUNDLE_KEY] ?? '';

@@ -22,6 +22,13 @@ export interface AgentSettings {
   viewport?: { width: number; height: number };
   /** Set when Chromium runs as a sidecar container of the pod (BROWSERFN_CDP_PORT); unset: launch it here. */
   sidecarCdpPort?: number;
+  /** The sha256 the pod's artifact must hash to (BROWSERFN_ARTIFACT_SHA256, from the pod spec). */
+  artifactSha256?: string;
+  /**
+   * The artifact, already verified, as a read-only file the node agent's cache hands the pod
+   * (BROWSERFN_ARTIFACT_FILE); unset: the agent downloads it.
+   */
+  artifactFile?: string;
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -42,6 +49,8 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
     viewport: viewportFrom(env.BROWSERFN_VIEWPORT),
     sidecarCdpPort: env.BROWSERFN_CDP_PORT ? portFrom(env.BROWSERFN_CDP_PORT) : undefined,
+    artifactSha256: env.BROWSERFN_ARTIFACT_SHA256 || undefined,
+    artifactFile: env.BROWSERFN_ARTIFACT_FILE || undefined,
   };
 }
 

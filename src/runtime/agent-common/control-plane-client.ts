@@ -1,11 +1,19 @@
-// The agents' only channel to the control plane: GET input, GET artifact, POST report under
+// The agents' only channel to the control plane: GET input, GET/PUT artifact, POST report under
 // /internal/v1/pods/{namespace}/{pod}, each with the pod's bearer token. Network errors and 5xx
 // are retried with backoff; the report is retried longer, since losing it loses the outcome.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { AgentSettings } from './agent-settings.js';
-import type { PodReport } from '../../schemas/reports.js';
+import { ARTIFACT_SHA256_HEADER, type ArtifactRef, type PodReport } from '../../schemas/reports.js';
 import { fitReport } from './report-fit.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
+/** Artifacts of up to 100 MiB and more take longer than a report. */
+const ARTIFACT_TIMEOUT_MS = 5 * 60_000;
+const REQUEST_TIMEOUT_BODY_BYTES = 1024 * 1024;
 
 export interface RetryPolicy {
   attempts: number;
@@ -38,21 +46,76 @@ export class ControlPlaneClient {
     return JSON.parse(response.toString('utf8')) as unknown;
   }
 
-  async getArtifact(): Promise<Buffer> {
-    return this.#request('GET', '/artifact', FETCH_RETRY);
+  /**
+   * Streams the pod's artifact (the upload for build pods, the built artifact for browser pods) to
+   * `file`, hashing it on the way, and refuses it unless it hashes to `expectedSha256` (from the
+   * pod spec), or else to the sha256 its manifest records.
+   */
+  async downloadArtifact(file: string, expectedSha256?: string): Promise<ArtifactRef> {
+    let lastError: Error | undefined;
+    for (let attempt = 0; attempt < FETCH_RETRY.attempts; attempt += 1) {
+      if (attempt > 0) await delay(FETCH_RETRY.firstDelayMs * 2 ** (attempt - 1));
+      try {
+        return await this.#downloadOnce(file, expectedSha256);
+      } catch (error) {
+        lastError = error as Error;
+        if (error instanceof ControlPlaneError && !error.retryable) break;
+      }
+    }
+    throw lastError ?? new Error('GET /artifact failed');
+  }
+
+  /** Stores a built artifact; the control plane checks its sha256 and size limit while it streams in. */
+  async putArtifact(bytes: Buffer): Promise<ArtifactRef> {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    await this.#request('PUT', '/artifact', FETCH_RETRY, bytes, { 'content-type': 'application/octet-stream', [ARTIFACT_SHA256_HEADER]: sha256 });
+    return { sha256, size: bytes.length };
   }
 
   /** Sends the report fitted to the sizes the control plane keeps (larger bodies are refused unread). */
   async postReport(report: PodReport): Promise<void> {
-    await this.#request('POST', '/report', REPORT_RETRY, JSON.stringify(fitReport(report)));
+    await this.#request('POST', '/report', REPORT_RETRY, JSON.stringify(fitReport(report)), { 'content-type': 'application/json' });
   }
 
-  async #request(method: string, path: string, retry: RetryPolicy, body?: string): Promise<Buffer> {
+  async #downloadOnce(file: string, expectedSha256: string | undefined): Promise<ArtifactRef> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}/artifact`, { headers: { authorization: `Bearer ${this.#token}` }, signal: AbortSignal.timeout(ARTIFACT_TIMEOUT_MS) });
+    } catch (error) {
+      throw new ControlPlaneError(`GET /artifact: ${(error as Error).message}`, true);
+    }
+    if (!response.ok || !response.body) {
+      const text = await response.text().catch(() => '');
+      throw new ControlPlaneError(`GET /artifact: HTTP ${response.status} ${text.slice(0, 300)}`, response.status >= 500);
+    }
+    const expected = expectedSha256 ?? response.headers.get(ARTIFACT_SHA256_HEADER) ?? '';
+    const hash = createHash('sha256');
+    let size = 0;
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), hashing, createWriteStream(file, { mode: 0o600 }));
+    } catch (error) {
+      throw new ControlPlaneError(`GET /artifact: ${(error as Error).message}`, true);
+    }
+    const sha256 = hash.digest('hex');
+    if (sha256 !== expected) {
+      throw new ControlPlaneError(`The artifact failed its integrity check: its ${size} bytes hash to sha256 ${sha256}, expected ${expected || 'a recorded sha256'}`, false);
+    }
+    return { sha256, size };
+  }
+
+  async #request(method: string, path: string, retry: RetryPolicy, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Buffer> {
     let lastError: Error | undefined;
     for (let attempt = 0; attempt < retry.attempts; attempt += 1) {
       if (attempt > 0) await delay(retry.firstDelayMs * 2 ** (attempt - 1));
       try {
-        return await this.#once(method, path, body);
+        return await this.#once(method, path, body, headers);
       } catch (error) {
         lastError = error as Error;
         if (error instanceof ControlPlaneError && !error.retryable) break;
@@ -61,14 +124,14 @@ export class ControlPlaneClient {
     throw lastError ?? new Error(`${method} ${path} failed`);
   }
 
-  async #once(method: string, path: string, body?: string): Promise<Buffer> {
+  async #once(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string>): Promise<Buffer> {
     let response: Response;
     try {
       response = await fetch(`${this.#base}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.#token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        headers: { authorization: `Bearer ${this.#token}`, ...headers },
+        body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body),
+        signal: AbortSignal.timeout(body !== undefined && body.length > REQUEST_TIMEOUT_BODY_BYTES ? ARTIFACT_TIMEOUT_MS : REQUEST_TIMEOUT_MS),
       });
     } catch (error) {
       throw new ControlPlaneError(`${method} ${path}: ${(error as Error).message}`, true);

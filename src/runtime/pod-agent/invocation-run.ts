@@ -1,7 +1,7 @@
 // One invocation in a browser pod, from input to report. Chromium, the artifact and the user
 // process start in parallel; the user code's first `next` is answered once the browser and its
 // recorder are ready, and the first of result / error / exit / timeout / termination decides.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
 import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
@@ -64,7 +64,7 @@ export class InvocationRun {
     // The viewport comes with the pod spec, so the browser starts at once, alongside the input fetch.
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     const recorder = browser.then((leased) => this.#startRecorder(leased));
-    const bundle = this.control.getArtifact().then((bytes) => this.#unpackArtifact(bytes, layout.codeDir));
+    const bundle = this.#obtainArtifact().then((file) => this.#unpackArtifact(readFileSync(file), layout.codeDir));
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
     this.#failOnRejection(browser, 'could not start the browser');
@@ -113,6 +113,19 @@ export class InvocationRun {
     if (this.#settled) throw new Error('invocation already ended');
     this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs);
     return this.#recorderStart;
+  }
+
+  /** The artifact's file: handed over verified by the node agent's cache, or downloaded and verified here. */
+  async #obtainArtifact(): Promise<string> {
+    const { artifactFile, artifactSha256, podDir } = this.settings;
+    if (artifactFile) {
+      this.log.info({ artifactFile }, 'artifact from the node cache');
+      return artifactFile;
+    }
+    const file = join(podDir, 'artifact');
+    const artifact = await this.control.downloadArtifact(file, artifactSha256);
+    this.log.info({ size: artifact.size, sha256: artifact.sha256 }, 'artifact downloaded and verified');
+    return file;
   }
 
   /** The build's tar.gz, unpacked with the same checks as an upload (no links leading out, size caps). */

@@ -1,12 +1,17 @@
 // The control plane as the agents see it, for agent tests: serves each pod's input and artifact
-// under /internal/v1/pods/{namespace}/{pod}, checks the bearer token, records reports.
+// under /internal/v1/pods/{namespace}/{pod}, checks the bearer token, records reports and the
+// artifacts build pods store.
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface PodScript {
   input: unknown;
+  /** What GET …/artifact serves (build pods: the upload; browser pods: the built artifact). */
   artifact: Buffer;
+  /** The sha256 GET …/artifact announces; by default the artifact's own. */
+  artifactSha256?: string;
   /** Answer this many report attempts with 503 before accepting one. */
   rejectReports?: number;
 }
@@ -21,6 +26,7 @@ export class TestControlPlane {
   readonly requests: ReceivedRequest[] = [];
   readonly #pods = new Map<string, PodScript>();
   readonly #reports = new Map<string, unknown[]>();
+  readonly #stored = new Map<string, Buffer>();
   readonly #requestWaiters: { path: string; resolve: () => void }[] = [];
 
   private constructor(
@@ -49,6 +55,11 @@ export class TestControlPlane {
     return this.#reports.get(`${namespace}/${name}`) ?? [];
   }
 
+  /** The artifact a build pod stored (PUT …/artifact). */
+  storedArtifactOf(namespace: string, name: string): Buffer | undefined {
+    return this.#stored.get(`${namespace}/${name}`);
+  }
+
   /** Resolves once a request for `path` has been received. */
   requested(path: string): Promise<void> {
     if (this.requests.some((request) => request.path === path)) return Promise.resolve();
@@ -71,7 +82,21 @@ export class TestControlPlane {
     const pod = this.#pods.get(key);
     if (!pod) return end(response, 404, `no pod ${key}`);
     if (match[3] === 'input' && request.method === 'GET') return end(response, 200, JSON.stringify(pod.input));
-    if (match[3] === 'artifact' && request.method === 'GET') return end(response, 200, pod.artifact);
+    if (match[3] === 'artifact' && request.method === 'GET') {
+      response.setHeader('x-artifact-sha256', pod.artifactSha256 ?? sha256(pod.artifact));
+      return end(response, 200, pod.artifact);
+    }
+    if (match[3] === 'artifact' && request.method === 'PUT') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        if (sha256(bytes) !== request.headers['x-artifact-sha256']) return end(response, 400, 'sha256 mismatch');
+        this.#stored.set(key, bytes);
+        end(response, 201, JSON.stringify({ sha256: sha256(bytes), size: bytes.length }));
+      });
+      return;
+    }
     if (match[3] === 'report' && request.method === 'POST') {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -89,6 +114,8 @@ export class TestControlPlane {
     end(response, 405, 'method not allowed');
   }
 }
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 function end(response: ServerResponse, status: number, body: string | Buffer): void {
   response.writeHead(status, { 'content-length': Buffer.byteLength(body) });

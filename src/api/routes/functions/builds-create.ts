@@ -1,4 +1,8 @@
 import busboy from 'busboy';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { defineRoute, type RouteContext } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { createBuild, parseBuildMetadata } from '../../../functions/builds.js';
@@ -12,22 +16,37 @@ export default defineRoute({
   tags: ['functions'],
   responses: { 201: { description: 'The build, PENDING' }, 400: { description: 'Bad upload' }, 413: { description: 'Archive too large' } },
   async handle(ctx, _input, deps) {
-    const { metadata, archive } = await readUpload(ctx, deps.settings.maxArchiveBytes);
-    const request = parseBuildMetadata(metadata);
-    if (!archive || archive.length === 0) throw new HttpError(400, 'Missing the "archive" file part: a .tar.gz of the project');
-    if (archive[0] !== 0x1f || archive[1] !== 0x8b) throw new HttpError(400, 'The "archive" part must be gzip-compressed (archive.tar.gz)');
-    const build = await createBuild(deps.cluster, ctx.state.project, request, archive);
-    ctx.status = 201;
-    ctx.body = buildView(build);
+    // The archive is spooled to a private temp file (the multipart parts may come in any order,
+    // and its Build can only be made once the metadata is read), then streamed into chunk ConfigMaps.
+    const spoolDir = mkdtempSync(join(tmpdir(), 'browserfn-upload-'));
+    try {
+      const archiveFile = join(spoolDir, 'archive.tar.gz');
+      const { metadata, archive } = await readUpload(ctx, deps.settings.maxArchiveBytes, archiveFile);
+      const request = parseBuildMetadata(metadata);
+      if (!archive || archive.size === 0) throw new HttpError(400, 'Missing the "archive" file part: a .tar.gz of the project');
+      if (archive.head[0] !== 0x1f || archive.head[1] !== 0x8b) throw new HttpError(400, 'The "archive" part must be gzip-compressed (archive.tar.gz)');
+      const build = await createBuild(deps.cluster, ctx.state.project, request, () => createReadStream(archiveFile, { highWaterMark: 1024 * 1024 }));
+      ctx.status = 201;
+      ctx.body = buildView(build);
+    } finally {
+      rmSync(spoolDir, { recursive: true, force: true });
+    }
   },
 });
 
-function readUpload(ctx: RouteContext, maxArchiveBytes: number): Promise<{ metadata?: string; archive?: Buffer }> {
+interface SpooledArchive {
+  size: number;
+  /** Its first bytes (the gzip magic). */
+  head: Buffer;
+}
+
+function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: string): Promise<{ metadata?: string; archive?: SpooledArchive }> {
   if (!ctx.is('multipart/form-data')) {
     throw new HttpError(415, 'Send multipart/form-data with a "metadata" field and an "archive" file');
   }
   return new Promise((resolve, reject) => {
-    const result: { metadata?: string; archive?: Buffer } = {};
+    const result: { metadata?: string; archive?: SpooledArchive } = {};
+    let spooled: Promise<void> = Promise.resolve();
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers, limits: { fileSize: maxArchiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } });
@@ -43,15 +62,26 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number): Promise<{ metad
         stream.resume();
         return;
       }
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => reject(new HttpError(413, `The archive exceeds ${maxArchiveBytes} bytes; leave node_modules, build output and data files out of the project folder`)));
-      stream.on('end', () => {
-        result.archive = Buffer.concat(chunks);
+      const archive: SpooledArchive = { size: 0, head: Buffer.alloc(0) };
+      stream.on('data', (chunk: Buffer) => {
+        if (archive.head.length < 2) archive.head = Buffer.concat([archive.head, chunk.subarray(0, 2)]);
+        archive.size += chunk.length;
+      });
+      stream.on('limit', () => reject(new HttpError(413, tooLarge(maxArchiveBytes, ctx.get('content-length')))));
+      spooled = pipeline(stream, createWriteStream(archiveFile, { mode: 0o600 })).then(() => {
+        result.archive = archive;
       });
     });
     parser.on('error', (err: Error) => reject(new HttpError(400, `Malformed multipart body: ${err.message}`)));
-    parser.on('close', () => resolve(result));
+    parser.on('close', () => spooled.then(() => resolve(result), reject));
     ctx.req.pipe(parser);
   });
+}
+
+function tooLarge(limit: number, contentLength: string): string {
+  const sent = /^\d+$/.test(contentLength) ? ` (the upload is ${contentLength} bytes)` : '';
+  return (
+    `The archive is over the ${limit}-byte (${(limit / 1024 / 1024).toFixed(1)} MiB) limit${sent}, BROWSERFN_MAX_ARCHIVE_BYTES; ` +
+    'leave node_modules, build output and data files out of the project folder'
+  );
 }

@@ -1,30 +1,32 @@
-import { Kinds } from '../../../cluster/objects.js';
+import { Readable } from 'node:stream';
 import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
-import { archiveName, readArchive } from '../../../functions/stored/upload-archive.js';
-import { readBundle } from '../../../functions/stored/bundle.js';
+import { artifactChunks, readArtifactManifest } from '../../../functions/stored/artifact-store.js';
+import { ARTIFACT_SHA256_HEADER } from '../../../schemas/reports.js';
 
 export default defineRoute<PodParams, unknown, unknown, PodOwner>({
   method: 'get',
   path: '/internal/v1/pods/:namespace/:name/artifact',
   operationId: 'Internal_podArtifact',
-  summary: 'The uploaded archive (build pods) or the gzip bundle (browser pods)',
+  summary: "The pod's own artifact, streamed from its chunks: the uploaded archive (build pods) or the built artifact (browser pods)",
   tags: ['internal'],
   auth: false,
   authorize: authorizePod,
   request: { params: podParamsSchema },
-  responses: { 200: { description: 'Bytes' } },
+  responses: { 200: { description: 'The bytes; x-artifact-sha256 carries the sha256 the manifest records, which the pod checks' } },
   async handle(ctx, { params, caller: owner }, deps) {
-    const configMaps = deps.cluster.resource(Kinds.ConfigMap);
-    let data: string | undefined;
-    if (owner.kind === 'build') {
-      data = readArchive(await configMaps.get(params.namespace, archiveName(owner.build.metadata.name)));
-    } else {
-      data = readBundle(await configMaps.get(params.namespace, owner.invocation.spec.bundleConfigMap));
-    }
-    if (!data) throw new HttpError(404, 'The artifact of this pod no longer exists');
-    ctx.type = 'application/gzip';
-    ctx.body = Buffer.from(data, 'base64');
+    // Only the artifact the pod's own Build or Invocation names, in the pod's own namespace.
+    const name = owner.kind === 'build' ? owner.build.spec.archiveConfigMap : owner.invocation.spec.bundleConfigMap;
+    const manifest = await readArtifactManifest(deps.cluster, params.namespace, name);
+    if (!manifest) throw new HttpError(404, 'The artifact of this pod no longer exists');
+    ctx.type = 'application/octet-stream';
+    ctx.length = manifest.size;
+    ctx.set(ARTIFACT_SHA256_HEADER, manifest.sha256);
+    ctx.set('cache-control', 'no-store');
+    const body = Readable.from(artifactChunks(deps.cluster, params.namespace, manifest));
+    // A chunk gone missing midway ends the response short; the pod then refuses what it got.
+    body.on('error', (err) => deps.log.warn({ err, namespace: params.namespace, artifact: name }, 'artifact stream broke off'));
+    ctx.body = body;
   },
 });

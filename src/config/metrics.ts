@@ -34,6 +34,12 @@ export class Metrics {
     labelNames: ['action'] as const,
     registers: [this.registry],
   });
+  readonly artifactCache = new Counter({
+    name: 'browserfn_node_artifact_cache_total',
+    help: "Browser pods' artifacts the node agent found in its cache (hit) or downloaded into it (miss)",
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   readonly fetches = new Counter({
     name: 'browserfn_fetch_requests_total',
     help: 'Fetch requests by format and outcome status code',

@@ -71,7 +71,7 @@ export interface Settings {
   maxArchiveBytes: number;
   /** Largest built artifact (BROWSERFN_MAX_ARTIFACT_BYTES): build pods fail BUNDLE_TOO_LARGE above it, the façade refuses to store more. */
   maxArtifactBytes: number;
-  /** Budget of the node agent's cache of verified artifacts, by sha256, under the data dir (BROWSERFN_ARTIFACT_CACHE_BYTES). */
+  /** Budget of the node agent's cache of verified artifacts, by sha256, under the data dir (BROWSERFN_ARTIFACT_CACHE_BYTES; 0: no cache). */
   artifactCacheBytes: number;
   /**
    * Variables each feature parses with its own code when the service starts (src/server): fetch's

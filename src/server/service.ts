@@ -26,6 +26,7 @@ import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { NodeAgent } from '../runtime/node-agent/node-agent.js';
+import { ArtifactCache } from '../runtime/node-agent/artifact-cache.js';
 import { openArtifactStore } from '../artifacts/open.js';
 import type { Archive } from '../functions/archived/archive.js';
 import { systemClock } from '../controller/runtime/clock.js';
@@ -121,6 +122,8 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
         npmCacheDir: settings.npmCacheDir,
         sandbox: decision.sandbox,
+        artifactCache: settings.artifactCacheBytes > 0 ? new ArtifactCache(join(settings.dataDir, 'artifact-cache'), settings.artifactCacheBytes) : undefined,
+        onArtifactCache: (hit) => metrics.artifactCache.inc({ result: hit ? 'hit' : 'miss' }),
       });
       await nodeAgent.start();
     }

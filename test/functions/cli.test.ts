@@ -64,7 +64,7 @@ describe('browserfn CLI: publish and invoke', function () {
     const ok = await run(['publish', join(writeProject({ 'index.ts': `import { defineFn } from 'browserfn';\ndefineFn('tiny', async () => 1);` }), 'index.ts')], env);
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /^Artifact: [\d.]+ MiB tar\.gz \(\d+ files, [\d.]+ MiB unpacked\)$/m);
-    assert.match(ok.stdout, /^Steps: extract [\d.]+ s, install [\d.]+ s, bundle [\d.]+ s, introspect [\d.]+ s, store [\d.]+ s$/m);
+    assert.match(ok.stdout, /^Steps: extract [\d.]+ s, install [\d.]+ s, bundle [\d.]+ s, introspect [\d.]+ s, upload [\d.]+ s, store [\d.]+ s$/m);
 
     // package.json and package-lock.json out of sync: npm ci refuses before downloading anything.
     const root = writeProject({

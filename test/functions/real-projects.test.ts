@@ -152,7 +152,7 @@ describe(`real-world project corpus, published with both CLIs (${BACKEND})`, fun
       const ours = await run([BROWSERFN_CLI, 'publish', join(root, project.entry), '--poll-ms', '200'], REPO, { BROWSERFN_API_URL: svc.client.url, BROWSERFN_API_KEY: svc.apiKey });
       assert.equal(ours.code, 0, `${ours.stdout}\n${ours.stderr}`);
       const artifact = /^Artifact: ([\d.]+) MiB tar\.gz \((\d+) files, ([\d.]+) MiB unpacked\)$/m.exec(ours.stdout);
-      const steps = /^Steps: extract [\d.]+ s, install [\d.]+ s, bundle [\d.]+ s, introspect [\d.]+ s, store [\d.]+ s$/m.exec(ours.stdout);
+      const steps = /^Steps: extract [\d.]+ s, install [\d.]+ s, bundle [\d.]+ s, introspect [\d.]+ s, upload [\d.]+ s, store [\d.]+ s$/m.exec(ours.stdout);
       assert.ok(artifact && steps, `the CLI shows the artifact size and each step's time:\n${ours.stdout}`);
       figures.push(`${project.fixture}: ${artifact[0].slice('Artifact: '.length)}; ${steps[0]}`);
       const fnId = new RegExp(`^\\s+${project.functionName}\\s+id=(\\S+)`, 'm').exec(ours.stdout)?.[1];

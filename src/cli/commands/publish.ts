@@ -63,8 +63,9 @@ const STEP_LINE = /^Step (\w+): (\d+\.\d+) s( \(failed\))?$/;
 
 /**
  * The artifact's size and each step's time, read back from the build log (the build agent logs
- * them; the Build object keeps its wire shape). "store" is what followed the agent's last line:
- * its report, the artifact and the Functions' versions stored.
+ * them; the Build object keeps its wire shape): "upload" sends the artifact to the control plane;
+ * "store" is what followed the agent's last line:
+ * its report and the Functions' versions stored.
  */
 export function buildSummary(logs: BuildLogs['logs'], endedAt: string | undefined): string[] {
   const steps: string[] = [];

@@ -2,6 +2,8 @@
 // its node — each in a sandbox of its own (bubblewrap + pasta) where that works, else as local
 // process groups — reports their phase, and kills everything of a pod when the pod is deleted or
 // the agent stops, so no Chromium or user process outlives its pod.
+import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
+import type { ArtifactCache } from './artifact-cache.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +38,10 @@ export interface NodeAgentOptions {
   sandbox?: NodeSandbox;
   /** Seconds between SIGTERM and SIGKILL when a pod is stopped. */
   gracePeriodSeconds?: number;
+  /** Verified artifacts kept on the node, handed to browser pods read-only (unset: each pod downloads its own). */
+  artifactCache?: ArtifactCache;
+  /** Told whether each handed-over artifact was already cached. */
+  onArtifactCache?: (hit: boolean) => void;
 }
 
 export interface NodeSandbox {
@@ -56,6 +62,9 @@ interface LocalPod {
   stopping: boolean;
   output: string[];
 }
+
+/** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
+const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
 
 /** Where build pods find their project's npm cache inside a sandbox. */
 const SANDBOX_NPM_CACHE = '/npm-cache';
@@ -161,6 +170,7 @@ export class NodeAgent {
       return;
     }
     if (local.stopping) return;
+    const artifact = await this.cachedArtifact(pod, containerEnvs);
     const keep = (text: string) => {
       local.output.push(text);
       if (local.output.length > 50) local.output.shift();
@@ -176,9 +186,12 @@ export class NodeAgent {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
         uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
-        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, npmCache?.dir, podEnv, uid, keep);
+        if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = SANDBOX_ARTIFACT_FILE;
+        const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
+        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep);
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
+        if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = artifact;
         const localPath = (value: string) => volumes.reduce((v, m) => v.split(m.mountPath).join(m.folder), value);
         const containers = pod.spec.containers.map((c, i) => ({ ...this.resolveContainer(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
         local.processes = startProcessGroups(containers, keep);
@@ -215,12 +228,13 @@ export class NodeAgent {
     containerEnvs: Record<string, string>[],
     sandbox: NodeSandbox,
     volumes: { folder: string; mountPath: string }[],
+    readOnly: SandboxMount[],
     npmCacheDir: string | undefined,
     podEnv: Record<string, string>,
     uid: number | undefined,
     onOutput: (text: string) => void,
   ): PodProcesses {
-    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
+    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
     if (npmCacheDir) {
       mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
@@ -235,6 +249,26 @@ export class NodeAgent {
   }
 
   /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
+  /**
+   * A browser pod's artifact from the node's cache (fetched into it with the pod's own token when
+   * missing); undefined leaves the download to the pod, as without a cache.
+   */
+  private async cachedArtifact(pod: PodObject, containerEnvs: Record<string, string>[]): Promise<string | undefined> {
+    const cache = this.options.artifactCache;
+    const env = containerEnvs.find((e) => e.BROWSERFN_ARTIFACT_SHA256 && e.BROWSERFN_POD_TOKEN && e.BROWSERFN_CONTROL_URL);
+    if (!cache || !env || pod.metadata.labels?.[Labels.role] !== Roles.browserPod) return undefined;
+    const sha256 = env.BROWSERFN_ARTIFACT_SHA256;
+    try {
+      const client = new ControlPlaneClient({ controlUrl: env.BROWSERFN_CONTROL_URL, namespace: pod.metadata.namespace ?? 'default', podName: pod.metadata.name, podToken: env.BROWSERFN_POD_TOKEN });
+      const { file, hit } = await cache.provide(sha256, (temp) => client.downloadArtifact(temp, sha256));
+      this.options.onArtifactCache?.(hit);
+      return file;
+    } catch (err) {
+      this.options.log.warn({ pod: objectKey(pod), sha256, err: (err as Error).message }, 'could not cache the artifact; the pod downloads it');
+      return undefined;
+    }
+  }
+
   private volumeFolders(pod: PodObject, dir: string): { folder: string; mountPath: string }[] {
     const seen = new Map<string, { folder: string; mountPath: string }>();
     for (const c of pod.spec.containers) {

@@ -134,7 +134,10 @@ export async function* artifactChunks(cluster: ClusterPort, namespace: string, m
   for (const [index, sha] of manifest.chunks.entries()) {
     const data = (await configMaps.get(namespace, chunkName(sha)))?.binaryData?.[CHUNK_KEY];
     if (data === undefined) throw new ArtifactIntegrityError(`Chunk ${index + 1} of ${manifest.chunks.length} (${chunkName(sha)}) of artifact ${manifest.sha256} is missing`);
-    yield Buffer.from(data, 'base64');
+    const bytes = Buffer.from(data, 'base64');
+    // Chunks are named by their hash: a damaged one is caught here, before its bytes go anywhere.
+    if (sha256Of(bytes) !== sha) throw new ArtifactIntegrityError(`Chunk ${index + 1} of ${manifest.chunks.length} (${chunkName(sha)}) of artifact ${manifest.sha256} is damaged: its bytes do not hash to its name`);
+    yield bytes;
   }
 }
 

@@ -101,7 +101,8 @@ export class ControlPlaneClient {
     try {
       await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), hashing, createWriteStream(file, { mode: 0o600 }));
     } catch (error) {
-      throw new ControlPlaneError(`GET /artifact: ${(error as Error).message}`, true);
+      const announced = response.headers.get('content-length');
+      throw new ControlPlaneError(`GET /artifact broke off after ${size} of ${announced ?? 'the announced'} bytes (a chunk missing or damaged on the control plane, or the connection lost): ${(error as Error).message}`, true);
     }
     const sha256 = hash.digest('hex');
     if (sha256 !== expected) {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { authorizePod, podParamsSchema, type PodOwner, type PodParams } from './pod-access.js';
-import { artifactChunks, readArtifactManifest } from '../../../functions/stored/artifact-store.js';
+import { ArtifactIntegrityError, artifactChunks, readArtifactManifest } from '../../../functions/stored/artifact-store.js';
 import { ARTIFACT_SHA256_HEADER } from '../../../schemas/reports.js';
 
 export default defineRoute<PodParams, unknown, unknown, PodOwner>({
@@ -20,11 +20,22 @@ export default defineRoute<PodParams, unknown, unknown, PodOwner>({
     const name = owner.kind === 'build' ? owner.build.spec.archiveConfigMap : owner.invocation.spec.bundleConfigMap;
     const manifest = await readArtifactManifest(deps.cluster, params.namespace, name);
     if (!manifest) throw new HttpError(404, 'The artifact of this pod no longer exists');
+    const chunks = artifactChunks(deps.cluster, params.namespace, manifest);
+    // The first chunk is read (and checked) before the answer starts, so a damaged one is an error the pod can show.
+    const first = await chunks.next().catch((err: unknown) => {
+      if (err instanceof ArtifactIntegrityError) throw new HttpError(500, err.message);
+      throw err;
+    });
     ctx.type = 'application/octet-stream';
     ctx.length = manifest.size;
     ctx.set(ARTIFACT_SHA256_HEADER, manifest.sha256);
     ctx.set('cache-control', 'no-store');
-    const body = Readable.from(artifactChunks(deps.cluster, params.namespace, manifest));
+    const body = Readable.from(
+      (async function* () {
+        if (!first.done) yield first.value;
+        yield* chunks;
+      })(),
+    );
     // A chunk gone missing midway ends the response short; the pod then refuses what it got.
     body.on('error', (err) => deps.log.warn({ err, namespace: params.namespace, artifact: name }, 'artifact stream broke off'));
     ctx.body = body;

@@ -4,9 +4,11 @@ import { runInvocationBench } from './invocations.js';
 import { runFetchBench } from './fetch.js';
 import { runSandboxBench } from './sandbox.js';
 import { runArtifactFormatsBench } from './artifact-formats.js';
+import { runArtifactStartBench } from './artifact-start.js';
 
 const only = process.argv[2];
 if (!only || only === 'invocations') await runInvocationBench();
 if (!only || only === 'sandbox') await runSandboxBench();
 if (!only || only === 'fetch') await runFetchBench();
 if (!only || only === 'artifacts') await runArtifactFormatsBench();
+if (!only || only === 'artifact-start') await runArtifactStartBench();

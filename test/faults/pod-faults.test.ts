@@ -66,7 +66,9 @@ describe('faults in a browser pod (embedded)', function () {
     hold.release();
     const result = await waitInvocation(svc, id);
     assert.equal(result.status, 'FAILED', JSON.stringify(result));
-    assert.deepEqual(result.cause, { code: 'INTERNAL_ERROR', message: 'The browser was killed by SIGKILL during the invocation' });
+    // Whichever is noticed first, the browser's exit or the handler's failure to reach it, the cause is the browser.
+    assert.equal(result.cause?.code, 'INTERNAL_ERROR', JSON.stringify(result.cause));
+    assert.match(result.cause?.message ?? '', /^The browser (was killed by SIGKILL|was killed or crashed) during the invocation$/);
     assert.deepEqual(processTreeUnder(svc.dataDir), [], 'nothing of the pod is left running');
   });
 

@@ -37,6 +37,8 @@ export class InvocationRun {
   #polled = false;
   #redact: Redactor = (text) => text;
   #browserLaunch: Promise<LeasedBrowser> | undefined;
+  /** The browser's main process, when it is a local one. */
+  #browserPid: number | undefined;
   #recorderStart: Promise<SessionRecorder> | undefined;
   #user: SandboxedProcess | undefined;
   #userOutput: Promise<void> = Promise.resolve();
@@ -103,6 +105,7 @@ export class InvocationRun {
     this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, signal: this.#launchAbort.signal });
     void this.#browserLaunch.then((leased) => {
       this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready');
+      this.#browserPid = leased.pid;
       // The session is the browser: once it is gone nothing the handler does can succeed, and it is not the handler's fault.
       void leased.exited?.then((how) => this.#finish(failed('INTERNAL_ERROR', `The browser ${how} during the invocation`)));
     }, () => undefined);
@@ -211,6 +214,11 @@ export class InvocationRun {
         return this.#finish(resultOutcome(report.body));
       case 'error': {
         const error = parseErrorReport(report.body);
+        // A handler failing because its browser was killed may report before the browser's exit
+        // is noticed: the browser's state decides whose fault it was.
+        if (this.#browserPid !== undefined && !processRuns(this.#browserPid)) {
+          return this.#finish(failed('INTERNAL_ERROR', 'The browser was killed or crashed during the invocation'), error.stack);
+        }
         return this.#finish(failed('WORKLOAD_ERROR', error.message), error.stack);
       }
       case 'init-error': {
@@ -327,5 +335,15 @@ async function settledValue<T>(promise: Promise<T> | undefined): Promise<T | und
     return await promise;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether the process lives (a zombie, killed and not yet reaped, does not). */
+function processRuns(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }

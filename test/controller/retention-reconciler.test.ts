@@ -143,10 +143,15 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
     assert.equal(await readArchivedInvocation(archive, 'p', inv.metadata.name), undefined);
     assert.equal(await readArchivedSession(archive, 'p', inv.spec.sessionId), undefined);
 
+    // The sweep goes by when each record was written (the store's own clock, the real one here).
+    const records = [...(await archive.store.list('invocations/')), ...(await archive.store.list('sessions/'))];
+    const firstWritten = Math.min(...records.map((r) => r.lastModifiedMs));
+    const lastWritten = Math.max(...records.map((r) => r.lastModifiedMs));
     const sweep = new ArchiveSweepReconciler({ archive, sweepIntervalMs: 1000, clock: () => now, log });
+    now = firstWritten + RETENTION_MS - 1;
     assert.deepEqual(await sweep.reconcile(), { requeueAfterMs: 1000 });
-    assert.equal((await archive.store.list('invocations/')).length, 1, 'written at the TTL (by the real clock here), so not yet past retention by write time');
-    now = Date.now() + RETENTION_MS;
+    assert.equal((await archive.store.list('invocations/')).length, 1, 'not yet past retention by write time');
+    now = lastWritten + RETENTION_MS;
     await sweep.reconcile();
     assert.deepEqual([...(await archive.store.list('invocations/')), ...(await archive.store.list('sessions/'))], []);
   });

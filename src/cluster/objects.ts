@@ -67,6 +67,7 @@ export const Kinds = {
   Function: { group: API_GROUP, version: API_VERSION, kind: 'Function', plural: 'functions', namespaced: true, hasStatusSubresource: true },
   Build: { group: API_GROUP, version: API_VERSION, kind: 'Build', plural: 'builds', namespaced: true, hasStatusSubresource: true },
   Invocation: { group: API_GROUP, version: API_VERSION, kind: 'Invocation', plural: 'invocations', namespaced: true, hasStatusSubresource: true },
+  BrowserPool: { group: API_GROUP, version: API_VERSION, kind: 'BrowserPool', plural: 'browserpools', namespaced: true, hasStatusSubresource: true },
   ConfigMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, hasStatusSubresource: false },
   Secret: { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, hasStatusSubresource: false },
   Pod: { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, hasStatusSubresource: true },

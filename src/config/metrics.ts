@@ -40,6 +40,12 @@ export class Metrics {
     labelNames: ['result'] as const,
     registers: [this.registry],
   });
+  readonly invocationStarts = new Counter({
+    name: 'browserfn_invocation_starts_total',
+    help: 'Browser pods given to invocations: a claimed warm pool member (warm) or a pod made for it (cold)',
+    labelNames: ['start'] as const,
+    registers: [this.registry],
+  });
   readonly fetches = new Counter({
     name: 'browserfn_fetch_requests_total',
     help: 'Fetch requests by format and outcome status code',

@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { totalmem } from 'node:os';
 
 export interface ApiKeyBinding {
   key: string;
@@ -36,6 +37,20 @@ export interface RetentionSettings {
   keepVersions: number;
   /** How often the archive is swept for records past their retention. */
   sweepIntervalSeconds: number;
+}
+
+/** The default warm pool the operator keeps in each namespace with Functions (docs/pools.md). */
+export interface WarmPoolSettings {
+  /** Idle members of each default pool (BROWSERFN_WARM_POOL_SIZE; 0: no default pools). */
+  size: number;
+  /** The most idle members demand may call for. */
+  maxSize: number;
+  /** A default pool without use for this long scales to zero (0: never). */
+  idleSeconds: number;
+  /** An idle member older than this is replaced. */
+  maxAgeSeconds: number;
+  /** Memory all idle members together may reserve on this node (embedded; 0: no cap of ours, Kubernetes schedules by requests). */
+  memoryCapBytes: number;
 }
 
 export interface Settings {
@@ -82,6 +97,7 @@ export interface Settings {
   podTokenSecret: string;
   artifactStore: ArtifactStoreSettings;
   retention: RetentionSettings;
+  warmPool: WarmPoolSettings;
 }
 
 export interface SettingsInput {
@@ -155,6 +171,21 @@ export function loadSettings(input: SettingsInput = {}): Settings {
       keepVersions: intFrom(env.BROWSERFN_KEEP_VERSIONS, 'BROWSERFN_KEEP_VERSIONS', 10, 1, 100_000),
       sweepIntervalSeconds: intFrom(env.BROWSERFN_RETENTION_SWEEP_SECONDS, 'BROWSERFN_RETENTION_SWEEP_SECONDS', 3600, 1, 7 * 86400),
     },
+    warmPool: warmPoolFrom(env),
+  };
+}
+
+function warmPoolFrom(env: NodeJS.ProcessEnv): WarmPoolSettings {
+  const size = intFrom(env.BROWSERFN_WARM_POOL_SIZE, 'BROWSERFN_WARM_POOL_SIZE', 2, 0, 100);
+  const maxSize = intFrom(env.BROWSERFN_WARM_POOL_MAX, 'BROWSERFN_WARM_POOL_MAX', Math.max(8, size), 0, 100);
+  if (maxSize < size) throw new Error(`BROWSERFN_WARM_POOL_MAX (${maxSize}) must be at least BROWSERFN_WARM_POOL_SIZE (${size})`);
+  return {
+    size,
+    maxSize,
+    idleSeconds: intFrom(env.BROWSERFN_WARM_POOL_IDLE_SECONDS, 'BROWSERFN_WARM_POOL_IDLE_SECONDS', 600, 0, 7 * 86400),
+    maxAgeSeconds: intFrom(env.BROWSERFN_WARM_POOL_MAX_AGE_SECONDS, 'BROWSERFN_WARM_POOL_MAX_AGE_SECONDS', 1800, 60, 7 * 86400),
+    // A quarter of the machine's memory by default: idle browsers must not crowd out the ones at work.
+    memoryCapBytes: intFrom(env.BROWSERFN_WARM_POOL_MEMORY_MB, 'BROWSERFN_WARM_POOL_MEMORY_MB', Math.floor(totalmem() / 4 / MiB), 0, 1024 * 1024) * MiB,
   };
 }
 

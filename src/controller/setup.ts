@@ -4,7 +4,9 @@ import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import type { Logger } from '../config/logger.js';
 import type { Metrics } from '../config/metrics.js';
-import type { BuildObject, FunctionObject, InvocationObject } from '../schemas/resources.js';
+import type { BrowserPoolObject, BuildObject, FunctionObject, InvocationObject } from '../schemas/resources.js';
+import type { WarmPoolSettings } from '../config/settings.js';
+import { addPoolControllers } from './pool-setup.js';
 import type { PodObject } from '../schemas/pod.js';
 import { isTerminal } from '../functions/invocations.js';
 import { Controller, keyOf } from './runtime/controller.js';
@@ -27,6 +29,7 @@ export interface ControllerSettings {
   log: Logger;
   leaderElection?: LeaderElectionOptions;
   retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'metrics' | 'onQueueDepth'>;
+  warmPool: WarmPoolSettings;
 }
 
 export function createControllerManager(settings: ControllerSettings): Manager {
@@ -37,6 +40,7 @@ export function createControllerManager(settings: ControllerSettings): Manager {
   const invocations = manager.informerFor<InvocationObject>(Kinds.Invocation);
   const pods = manager.informerFor<PodObject>(Kinds.Pod);
   const configMaps = manager.informerFor(Kinds.ConfigMap);
+  const pools = manager.informerFor<BrowserPoolObject>(Kinds.BrowserPool);
   const depth = (queue: string) => (n: number) => metrics.queueDepth.labels(queue).set(n);
 
   const buildController = new Controller(
@@ -54,6 +58,7 @@ export function createControllerManager(settings: ControllerSettings): Manager {
       cluster,
       invocations,
       pods,
+      pools,
       templates: settings.templates,
       maxConcurrentInvocations: settings.maxConcurrentInvocations,
       maxRunningInvocationsPerProject: settings.maxRunningInvocationsPerProject,
@@ -81,5 +86,6 @@ export function createControllerManager(settings: ControllerSettings): Manager {
   manager.add(buildController);
   manager.add(invocationController);
   addRetentionControllers(manager, { ...settings.retention, cluster, log, metrics, onQueueDepth: depth });
+  addPoolControllers(manager, { cluster, templates: settings.templates, warmPool: settings.warmPool, clock: settings.retention.clock, log, onQueueDepth: depth });
   return manager;
 }

@@ -1,5 +1,5 @@
 // The CustomResourceDefinitions of browserfn.dev/v1alpha1, made from the JSON Schemas in
-// resource-schemas.ts: the API server validates Function, Build and Invocation objects with the
+// resource-schemas.ts: the API server validates Function, Build, Invocation and BrowserPool objects with the
 // same rules as ajv does. scripts/generate-crds.ts writes them to crds/.
 import { stringify } from 'yaml';
 import { API_GROUP, API_VERSION, Kinds } from '../cluster/objects.js';
@@ -119,6 +119,19 @@ const DEFINITIONS: Record<ResourceKindName, KindDefinition> = {
       AGE,
     ],
   },
+  BrowserPool: {
+    singular: 'browserpool',
+    shortNames: ['bfnpool'],
+    description: 'Pre-started browser pods for the invocations of this namespace whose browser launches the pool\'s way; each member serves one invocation, then it is replaced. Scaled from demand between minIdle and maxIdle, to zero after idleSeconds without use.',
+    printerColumns: [
+      { name: 'Min', type: 'integer', jsonPath: '.spec.minIdle', description: 'Idle members kept while in use.' },
+      { name: 'Max', type: 'integer', jsonPath: '.spec.maxIdle', description: 'Most idle members.' },
+      { name: 'Desired', type: 'integer', jsonPath: '.status.desired', description: 'Idle members aimed for now.' },
+      { name: 'Ready', type: 'integer', jsonPath: '.status.ready', description: 'Idle members ready to be claimed.' },
+      { name: 'Claimed', type: 'integer', jsonPath: '.status.claimed', description: 'Members serving an invocation.' },
+      AGE,
+    ],
+  },
 };
 
 export const CRD_CATEGORY = 'browserfn';
@@ -169,7 +182,7 @@ export function customResourceDefinition(kind: ResourceKindName): CustomResource
   };
 }
 
-export const CRD_KINDS: readonly ResourceKindName[] = ['Function', 'Build', 'Invocation'];
+export const CRD_KINDS: readonly ResourceKindName[] = ['Function', 'Build', 'Invocation', 'BrowserPool'];
 
 /** The files of crds/, by file name: what scripts/generate-crds.ts writes and a test compares. */
 export function renderCrdFiles(): Map<string, string> {

@@ -85,6 +85,8 @@ export interface InvocationInput {
   timeoutSeconds: number;
   region: string;
   secrets: Record<string, string>;
+  /** What the artifact must hash to (a cold pod also has it in its spec; a pool member learns it here). */
+  artifactSha256?: string;
 }
 
 const logEntry = {

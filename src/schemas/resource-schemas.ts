@@ -26,7 +26,7 @@ export interface JsonSchema {
   maxItems?: number;
 }
 
-export type ResourceKindName = 'Function' | 'Build' | 'Invocation';
+export type ResourceKindName = 'Function' | 'Build' | 'Invocation' | 'BrowserPool';
 
 // Patterns are written for both engines: JavaScript (ajv) and Go RE2 (the API server).
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
@@ -233,10 +233,84 @@ export const invocationStatusSchema: JsonSchema = {
   },
 };
 
+// Kubernetes quantities as pods take them (cpu "250m", "1"; memory "512Mi", "2G").
+const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$';
+const quantity = (description: string): JsonSchema => ({ type: 'string', pattern: QUANTITY_PATTERN, maxLength: 32, description });
+const count = (description: string, maximum: number): JsonSchema => ({ type: 'integer', minimum: 0, maximum, description });
+
+export const MAX_POOL_MEMBERS = 100;
+
+export const launchShapeSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'How members launch their browser. An invocation whose sessionConfig launches the same way (browserSettings.viewport) starts on a member; any other starts cold.',
+  properties: {
+    viewport: {
+      type: 'object',
+      required: ['width', 'height'],
+      additionalProperties: false,
+      description: 'The browser window size.',
+      properties: {
+        width: { type: 'integer', minimum: 1, maximum: 10000, description: 'Width in pixels.' },
+        height: { type: 'integer', minimum: 1, maximum: 10000, description: 'Height in pixels.' },
+      },
+    },
+  },
+};
+
+export const browserPoolSpecSchema: JsonSchema = {
+  type: 'object',
+  required: ['minIdle', 'maxIdle'],
+  additionalProperties: false,
+  description: 'Pre-started browser pods of one launch shape for the invocations of this namespace. Each member serves one invocation and is then replaced.',
+  properties: {
+    minIdle: count('Idle members kept ready while the pool is in use.', MAX_POOL_MEMBERS),
+    maxIdle: count('The most idle members demand (waiting and arriving invocations) may call for; at least minIdle.', MAX_POOL_MEMBERS),
+    idleSeconds: count('Without a matching invocation for this many seconds the pool scales to zero; 0 keeps it (default 600).', 7 * 24 * 3600),
+    maxAgeSeconds: { type: 'integer', minimum: 60, maximum: 7 * 24 * 3600, description: 'An idle member older than this many seconds is replaced (default 1800).' },
+    launch: launchShapeSchema,
+    resources: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Resources of each member pod (default: requests cpu 250m, memory 512Mi; limit memory 2Gi).',
+      properties: {
+        requests: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'What the scheduler reserves for a member.',
+          properties: { cpu: quantity('CPU, e.g. 250m.'), memory: quantity('Memory, e.g. 512Mi.') },
+        },
+        limits: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'The most a member may use.',
+          properties: { memory: quantity('Memory, e.g. 2Gi.') },
+        },
+      },
+    },
+  },
+};
+
+export const browserPoolStatusSchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Members of the pool as the controller last saw them.',
+  properties: {
+    observedGeneration,
+    conditions,
+    ready: count('Idle members ready to be claimed.', 10_000),
+    starting: count('Idle members still starting.', 10_000),
+    claimed: count('Members serving an invocation.', 10_000),
+    desired: count('Idle members the controller aims for now.', 10_000),
+    lastActiveTime: timestamp('When an invocation matching the pool last arrived.'),
+  },
+};
+
 export const resourceSchemas: Record<ResourceKindName, { spec: JsonSchema; status: JsonSchema }> = {
   Function: { spec: functionSpecSchema, status: functionStatusSchema },
   Build: { spec: buildSpecSchema, status: buildStatusSchema },
   Invocation: { spec: invocationSpecSchema, status: invocationStatusSchema },
+  BrowserPool: { spec: browserPoolSpecSchema, status: browserPoolStatusSchema },
 };
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: true }));

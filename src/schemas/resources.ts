@@ -101,6 +101,46 @@ export interface InvocationStatus {
 
 export type InvocationObject = KubeObject & { spec: InvocationSpec; status?: InvocationStatus };
 
+/** What changes how a browser is launched; an invocation runs on a pool member launched the same way. */
+export interface LaunchShape {
+  viewport?: { width: number; height: number };
+}
+
+export interface PodResources {
+  requests?: { cpu?: string; memory?: string };
+  limits?: { memory?: string };
+}
+
+export interface BrowserPoolSpec {
+  /** Idle members kept ready while the pool is in use. */
+  minIdle: number;
+  /** The most idle members demand may call for. */
+  maxIdle: number;
+  /** Without a matching invocation for this long the pool scales to zero (0: never). */
+  idleSeconds?: number;
+  /** An idle member older than this is replaced. */
+  maxAgeSeconds?: number;
+  launch?: LaunchShape;
+  resources?: PodResources;
+}
+
+export interface BrowserPoolStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  /** Idle members whose browser is up and whose agent waits for an assignment. */
+  ready?: number;
+  /** Idle members still starting. */
+  starting?: number;
+  /** Members serving an invocation. */
+  claimed?: number;
+  /** Idle members the controller aims for now. */
+  desired?: number;
+  /** When an invocation that matches the pool last arrived. */
+  lastActiveTime?: string;
+}
+
+export type BrowserPoolObject = KubeObject & { spec: BrowserPoolSpec; status?: BrowserPoolStatus };
+
 /** Labels that tie children to their parents and make lookups by API ID possible. */
 export const Labels = {
   functionUid: 'browserfn.dev/function-uid',
@@ -111,12 +151,20 @@ export const Labels = {
   sessionId: 'browserfn.dev/session-id',
   role: 'browserfn.dev/role',
   secretId: 'browserfn.dev/secret-id',
+  /** A warm pool member's pool (kept once claimed, so the pool sees its members leave). */
+  pool: 'browserfn.dev/pool',
+  /** Hash of the launch shape and resources a pool member was started with. */
+  launchHash: 'browserfn.dev/launch-hash',
 } as const;
 
 /** Annotations the controllers put on pods for the node agent. */
 export const Annotations = {
   /** A browser pod's artifact manifest ConfigMap (in the pod's namespace): the node agent's cache serves it. */
   artifact: 'browserfn.dev/artifact',
+  /** Set on a pool member when its agent first waits for an assignment: browser up, code loader started. */
+  memberReady: 'browserfn.dev/ready-at',
+  /** When a pool member was claimed for its invocation. */
+  claimedAt: 'browserfn.dev/claimed-at',
 } as const;
 
 /** Values of the role label on ConfigMaps, Pods and Secrets. */

@@ -144,6 +144,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         maxConcurrentInvocations: settings.maxConcurrentInvocations,
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,
+        warmPool: settings.warmPool,
         retention: {
           archive,
           finishedTtlMs: settings.retention.finishedTtlSeconds * 1000,

@@ -41,7 +41,7 @@ describe('CustomResourceDefinitions', function () {
     for (const [name, content] of rendered) assert.equal(readFileSync(join(crdDir, name), 'utf8'), content, `crds/${name} is stale: run \`make crds\``);
   });
 
-  it('defines Function, Build and Invocation in browserfn.dev/v1alpha1 with status subresource, short names, category and printer columns', function () {
+  it('defines Function, Build, Invocation and BrowserPool in browserfn.dev/v1alpha1 with status subresource, short names, category and printer columns', function () {
     const shortNames: string[] = [];
     for (const kind of CRD_KINDS) {
       const crd = parse(readFileSync(join(crdDir, `${customResourceDefinition(kind).metadata.name}.yaml`), 'utf8')) as ReturnType<typeof customResourceDefinition>;
@@ -54,11 +54,12 @@ describe('CustomResourceDefinitions', function () {
       assert.deepEqual(version.subresources, { status: {} });
       const columns = version.additionalPrinterColumns.map((c) => c.jsonPath);
       assert.ok(columns.includes('.metadata.creationTimestamp'), `${kind} shows its age`);
-      if (kind !== 'Function') assert.ok(columns.includes('.status.phase'), `${kind} shows its phase`);
+      if (kind === 'Build' || kind === 'Invocation') assert.ok(columns.includes('.status.phase'), `${kind} shows its phase`);
+      if (kind === 'BrowserPool') assert.deepEqual(columns.slice(0, 5), ['.spec.minIdle', '.spec.maxIdle', '.status.desired', '.status.ready', '.status.claimed'], 'BrowserPool shows its sizes and members');
       if (kind === 'Invocation') assert.ok(columns.includes('.spec.functionName'), 'Invocation shows its function');
       if (kind === 'Function') assert.ok(columns.includes('.spec.name'), 'Function shows its name');
     }
-    assert.deepEqual(shortNames.sort(), ['bfn', 'bfnbuild', 'bfninv']);
+    assert.deepEqual(shortNames.sort(), ['bfn', 'bfnbuild', 'bfninv', 'bfnpool']);
   });
 
   it('has structural schemas with a description on every field, keeping unknown fields only where JSON is free-form', function () {

@@ -17,6 +17,7 @@ import podInput from './internal/pod-input.js';
 import podArtifact from './internal/pod-artifact.js';
 import podArtifactUpload from './internal/pod-artifact-upload.js';
 import podReport from './internal/pod-report.js';
+import podAssignment from './internal/pod-assignment.js';
 
 export const functionRoutes: RouteDefinition[] = [
   buildsCreate,
@@ -34,4 +35,4 @@ export const functionRoutes: RouteDefinition[] = [
   sessionsLogs,
 ];
 
-export const internalRoutes: RouteDefinition[] = [podInput, podArtifact, podArtifactUpload, podReport];
+export const internalRoutes: RouteDefinition[] = [podInput, podAssignment, podArtifact, podArtifactUpload, podReport];

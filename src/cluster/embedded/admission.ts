@@ -9,7 +9,7 @@ import { InvalidError } from '../port.js';
 import { API_GROUP } from '../objects.js';
 import { resourceProblems, type ResourceKindName } from '../../schemas/resource-schemas.js';
 
-const isResourceKind = (kind: string): kind is ResourceKindName => kind === 'Function' || kind === 'Build' || kind === 'Invocation';
+const isResourceKind = (kind: string): kind is ResourceKindName => kind === 'Function' || kind === 'Build' || kind === 'Invocation' || kind === 'BrowserPool';
 import { validateLabels } from '../labels.js';
 import { dns1123LabelProblem, dns1123SubdomainProblem, qualifiedNameProblem } from '../names.js';
 

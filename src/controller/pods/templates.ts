@@ -1,7 +1,8 @@
 // Pure functions from a Build or Invocation to the Pod that runs it. One container runs the
 // agent (which starts Chromium or the build); user code only ever runs inside these pods.
-import { Kinds, newObject, ownerReferenceTo } from '../../cluster/objects.js';
-import { Annotations, Labels, Roles, type BuildObject, type InvocationObject } from '../../schemas/resources.js';
+import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../cluster/objects.js';
+import { Annotations, Labels, Roles, type BuildObject, type InvocationObject, type LaunchShape, type PodResources } from '../../schemas/resources.js';
+import { launchShapeOf, viewportValue } from '../../schemas/launch-shape.js';
 import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
@@ -29,30 +30,48 @@ export const browserPodName = (inv: InvocationObject, attempt: number): string =
 export const buildPodName = (build: BuildObject): string => `${build.metadata.name}-build`;
 
 export function browserPod(inv: InvocationObject, attempt: number, settings: PodTemplateSettings): PodObject {
-  const name = browserPodName(inv, attempt);
-  const viewport = (inv.spec.sessionConfig.browserSettings as { viewport?: { width?: number; height?: number } } | undefined)?.viewport;
-  const extraEnv = viewport?.width && viewport.height ? [{ name: 'BROWSERFN_VIEWPORT', value: `${viewport.width}x${viewport.height}` }] : [];
+  const extraEnv: EnvVar[] = [];
   // The agent refuses an artifact that does not hash to this, whoever hands it over.
   const artifactSha256 = artifactSha256Of(inv.spec.bundleConfigMap);
   if (artifactSha256) extraEnv.push({ name: 'BROWSERFN_ARTIFACT_SHA256', value: artifactSha256 });
   const labels = { [Labels.invocationName]: inv.metadata.name, [Labels.functionUid]: inv.spec.functionUid, [Labels.sessionId]: inv.spec.sessionId };
   const deadline = inv.spec.timeoutSeconds + POD_GRACE_SECONDS;
-  if (!settings.chromiumSidecar) {
-    return withArtifact(podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, extraEnv, labels, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } }), inv);
-  }
+  const pod = browserPodFor(inv, browserPodName(inv, attempt), launchShapeOf(inv.spec.sessionConfig), undefined, deadline, settings, extraEnv, labels);
+  return withArtifact(pod, inv);
+}
+
+/**
+ * A browser pod as `owner` (an Invocation, or a BrowserPool for a warm member) runs it: the agent,
+ * and in clusters Chromium as its own container. `resources` are the browser's (the agent's own
+ * when it launches Chromium itself).
+ */
+export function browserPodFor(
+  owner: InvocationObject | KubeObject,
+  name: string,
+  launch: LaunchShape,
+  resources: PodResources | undefined,
+  deadlineSeconds: number,
+  settings: PodTemplateSettings,
+  extraEnv: EnvVar[],
+  labels: Record<string, string>,
+): PodObject {
+  const browserResources = { requests: { cpu: '250m', memory: '512Mi', ...resources?.requests }, limits: { memory: '2Gi', ...resources?.limits } };
+  const viewport = viewportValue(launch);
+  const env = viewport ? [...extraEnv, { name: 'BROWSERFN_VIEWPORT', value: viewport }] : extraEnv;
+  if (!settings.chromiumSidecar) return podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources);
   const cdpPort = { name: 'BROWSERFN_CDP_PORT', value: SIDECAR_CDP_PORT };
-  const pod = podFor(inv, name, 'pod-agent', Roles.browserPod, deadline, settings, [...extraEnv, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
+  const pod = podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, [...env, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
   const agent = pod.spec.containers[0];
   pod.spec.containers.unshift({
     name: 'chromium',
     image: settings.image,
-    command: ['chromium', ...chromiumArguments('/work/chromium/profile', viewport, `$(${cdpPort.name})`)],
+    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`)],
     env: [cdpPort, { name: 'HOME', value: '/work/chromium' }],
-    resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+    resources: browserResources,
     securityContext: agent.securityContext,
     volumeMounts: agent.volumeMounts,
   });
-  return withArtifact(pod, inv);
+  return pod;
 }
 
 /** Names the artifact for a node agent, which hands the pod a verified copy from its cache. */
@@ -69,7 +88,7 @@ export function buildPod(build: BuildObject, settings: PodTemplateSettings): Pod
 }
 
 function podFor(
-  owner: InvocationObject | BuildObject,
+  owner: KubeObject,
   name: string,
   agent: 'pod-agent' | 'build-agent',
   role: string,

@@ -1,6 +1,6 @@
 // What the invocation reconciler does next, decided from what it observed: the Invocation, its
 // browser pod, the pod's report, and the time. Pure, so every path is tested with a fake clock.
-import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';
+import { Labels, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { InvocationOutcome } from '../../schemas/reports.js';
 import { isTerminal } from '../../functions/invocations.js';
@@ -44,7 +44,7 @@ export function nextInvocationStep({ inv, pod, report, now }: InvocationObservat
     const status = { phase: 'RUNNING' as const, startedAt: isoAt(now), expiresAt: isoAt(now + inv.spec.timeoutSeconds * 1000) };
     return { action: 'mark-running', status, recheckAfterMs: deadlineOf({ ...inv, status: { ...inv.status, ...status } }) - now };
   }
-  return deadlineStep(inv, now);
+  return deadlineStep(inv, now, pod);
 }
 
 export function finishFromReport(inv: InvocationObject, report: InvocationOutcome, now: number): InvocationStep {
@@ -72,11 +72,16 @@ export function deadlineOf(inv: InvocationObject): number {
   return reference + (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000;
 }
 
-export function deadlineStep(inv: InvocationObject, now: number): InvocationStep {
+/** `pod`: the invocation's pod; a claimed pool member that never reports is our failure, not a timeout of the handler's. */
+export function deadlineStep(inv: InvocationObject, now: number, pod?: PodObject): InvocationStep {
   const left = deadlineOf(inv) - now;
   // An unreadable start time counts as started now: wait a whole deadline rather than fail at once.
   if (Number.isNaN(left)) return { action: 'wait', recheckAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
   if (left > 0) return { action: 'wait', recheckAfterMs: left };
+  if (pod?.metadata.labels?.[Labels.pool]) {
+    const message = `The warm browser pod ${pod.metadata.name} claimed for it never reported within the timeout of ${inv.spec.timeoutSeconds} s and ${POD_GRACE_SECONDS} s of grace`;
+    return { action: 'finish', phase: 'FAILED', status: { cause: { code: 'INTERNAL_ERROR', message }, endedAt: isoAt(now) } };
+  }
   return {
     action: 'finish',
     phase: 'FAILED',

@@ -1,12 +1,13 @@
 // Invocation reconciler: carries out what src/controller/policies decides — admits PENDING
-// invocations oldest first up to the concurrency limit, runs each in a fresh browser pod, turns the
+// invocations fairly up to the concurrency limit, runs each on a claimed warm pool member or in a
+// browser pod made for it, turns the
 // pod's report (the outcome ConfigMap) into the terminal status, and enforces the deadline even
 // when a pod never reports.
 import { Kinds } from '../../cluster/objects.js';
-import { isNotFound, type ClusterPort } from '../../cluster/port.js';
+import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { Metrics } from '../../config/metrics.js';
-import type { InvocationObject, InvocationStatus } from '../../schemas/resources.js';
+import { Labels, type BrowserPoolObject, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
 import type { PodObject } from '../../schemas/pod.js';
 import { outcomeName, readOutcome } from '../../functions/stored/invocation-outcome.js';
 import { CREATED_AT_ANNOTATION, isTerminal } from '../../functions/invocations.js';
@@ -20,6 +21,8 @@ import { invocationKey, mayAdmit } from '../policies/admission.js';
 import { nextInvocationStep } from '../policies/invocation.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
 import { createPodWithToken } from '../pods/token-secret.js';
+import { claimCandidates, existingClaim } from '../policies/pool.js';
+import { claimedMember } from '../pods/pool-member.js';
 
 const QUEUE_RECHECK_MS = 2000;
 
@@ -27,6 +30,8 @@ export interface InvocationReconcilerDeps {
   cluster: ClusterPort;
   invocations: Informer<InvocationObject>;
   pods: Informer<PodObject>;
+  /** Warm pools whose members invocations claim; unset: every invocation starts cold. */
+  pools?: Informer<BrowserPoolObject>;
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
   maxRunningInvocationsPerProject: number;
@@ -94,15 +99,48 @@ export class InvocationReconciler implements Reconciler {
       this.admitted.add(key);
     }
     const attempt = (inv.status?.attempts ?? 0) + 1;
-    const pod = browserPod(inv, attempt, this.deps.templates);
+    let podName: string;
     try {
-      await createPodWithToken(this.deps.cluster, pod, this.deps.templates.podTokenSecret);
+      podName = (await this.claimWarmMember(inv)) ?? (await this.createColdPod(inv, attempt));
     } catch (err) {
       this.admitted.delete(key);
       throw err;
     }
-    await this.setStatus(inv, { phase: 'PENDING', podName: pod.metadata.name, attempts: attempt });
+    await this.setStatus(inv, { phase: 'PENDING', podName, attempts: attempt });
     return { requeueAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
+  }
+
+  /**
+   * A ready idle member of a pool that launches the way the invocation asks, claimed with its
+   * resourceVersion so that of two claims (two replicas, a retry) only one wins; undefined when none
+   * is free. A member claimed for it before (the status update after the claim was lost) is reused.
+   */
+  private async claimWarmMember(inv: InvocationObject): Promise<string | undefined> {
+    const { pools, pods, cluster, metrics } = this.deps;
+    if (!pools) return undefined;
+    const members = pods.list((pod) => pod.metadata.namespace === inv.metadata.namespace && !!pod.metadata.labels?.[Labels.pool]);
+    const adopted = existingClaim(inv, members);
+    if (adopted) return adopted.metadata.name;
+    const now = this.now();
+    for (const member of claimCandidates(inv, pools.list(), members, now)) {
+      try {
+        await cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(member, inv, new Date(now)));
+      } catch (err) {
+        // Claimed or removed meanwhile: try the next one.
+        if (isConflict(err) || isNotFound(err)) continue;
+        throw err;
+      }
+      metrics.invocationStarts.labels('warm').inc();
+      return member.metadata.name;
+    }
+    return undefined;
+  }
+
+  private async createColdPod(inv: InvocationObject, attempt: number): Promise<string> {
+    const pod = browserPod(inv, attempt, this.deps.templates);
+    await createPodWithToken(this.deps.cluster, pod, this.deps.templates.podTokenSecret);
+    this.deps.metrics.invocationStarts.labels('cold').inc();
+    return pod.metadata.name;
   }
 
   private async retry(inv: InvocationObject, why: string): Promise<Result> {

@@ -29,6 +29,8 @@ export interface AgentSettings {
    * (BROWSERFN_ARTIFACT_FILE); unset: the agent downloads it.
    */
   artifactFile?: string;
+  /** A warm pool member (BROWSERFN_POOL_MEMBER=1): start the browser, then wait to be claimed. */
+  poolMember: boolean;
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -51,6 +53,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     sidecarCdpPort: env.BROWSERFN_CDP_PORT ? portFrom(env.BROWSERFN_CDP_PORT) : undefined,
     artifactSha256: env.BROWSERFN_ARTIFACT_SHA256 || undefined,
     artifactFile: env.BROWSERFN_ARTIFACT_FILE || undefined,
+    poolMember: env.BROWSERFN_POOL_MEMBER === '1',
   };
 }
 
@@ -62,7 +65,7 @@ function portFrom(raw: string): number {
 
 function viewportFrom(raw: string | undefined): AgentSettings['viewport'] {
   if (!raw) return undefined;
-  const match = /^(\d{2,5})x(\d{2,5})$/.exec(raw);
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(raw);
   if (!match) throw new Error(`BROWSERFN_VIEWPORT must look like 1280x720, got "${raw}"`);
   return { width: Number(match[1]), height: Number(match[2]) };
 }

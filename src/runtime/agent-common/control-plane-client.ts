@@ -1,4 +1,4 @@
-// The agents' only channel to the control plane: GET input, GET/PUT artifact, POST report under
+// The agents' only channel to the control plane: GET input (or assignment), GET/PUT artifact, POST report under
 // /internal/v1/pods/{namespace}/{pod}, each with the pod's bearer token. Network errors and 5xx
 // are retried with backoff; the report is retried longer, since losing it loses the outcome.
 import { createHash } from 'node:crypto';
@@ -44,6 +44,16 @@ export class ControlPlaneClient {
   async getInput(): Promise<unknown> {
     const response = await this.#request('GET', '/input', FETCH_RETRY);
     return JSON.parse(response.toString('utf8')) as unknown;
+  }
+
+  /**
+   * A pool member's wait to be claimed: the control plane answers with the invocation input once
+   * the member is claimed, or with nothing after about `waitSeconds` (ask again). The first ask
+   * tells the control plane the member is ready.
+   */
+  async waitForAssignment(waitSeconds: number): Promise<unknown> {
+    const response = await this.#request('GET', `/assignment?waitSeconds=${waitSeconds}`, FETCH_RETRY);
+    return response.length === 0 ? undefined : (JSON.parse(response.toString('utf8')) as unknown);
   }
 
   /**

@@ -47,27 +47,36 @@ export class SessionRecorder {
   #totalChars = 0;
   #dropped = 0;
   #stopped = false;
+  readonly #instrumenting = new Set<Promise<void>>();
 
   private constructor(client: CDP.Client, limits: RecorderLimits) {
     this.#client = client;
     this.#limits = limits;
   }
 
-  /** Connects to the browser endpoint; resolves once every existing page is instrumented. */
+  /**
+   * Connects to the browser endpoint; resolves once auto-attach is on. New pages then wait for the
+   * recorder before they run; the pages already open are instrumented in the background, so the
+   * handler's start is not held up (it must connect over CDP itself before it can drive one).
+   */
   static async start(wsEndpoint: string, limits: RecorderLimits = DEFAULT_RECORDER_LIMITS): Promise<SessionRecorder> {
     // An empty protocol descriptor: the recorder only uses raw send/events, and building the typed
     // API from the full descriptor costs a few hundred milliseconds before the first invocation.
     const client = await CDP({ target: wsEndpoint, protocol: { domains: [] } as unknown as CDP.Protocol });
     const recorder = new SessionRecorder(client, limits);
-    let startup: Promise<void>[] | undefined = [];
     client.on('event', (message: CDP.EventMessage) => {
       const pending = recorder.#onEvent(message);
-      if (pending) startup?.push(pending);
+      if (!pending) return;
+      const tracked: Promise<void> = pending.finally(() => recorder.#instrumenting.delete(tracked));
+      recorder.#instrumenting.add(tracked);
     });
     await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
-    await Promise.all(startup);
-    startup = undefined;
     return recorder;
+  }
+
+  /** Resolves once every page attached so far is instrumented. */
+  async settled(): Promise<void> {
+    while (this.#instrumenting.size > 0) await Promise.all([...this.#instrumenting]);
   }
 
   /** Disconnects and returns what was recorded, ending with a marker when limits dropped events. */

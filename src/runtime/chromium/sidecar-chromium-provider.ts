@@ -11,6 +11,9 @@ export interface SidecarChromiumOptions {
 }
 
 const POLL_MS = 25;
+/** How often a leased sidecar is checked, and how many missed answers in a row mean it is gone. */
+const WATCH_MS = 1000;
+const WATCH_MISSES = 2;
 
 export class SidecarChromiumProvider implements BrowserProvider {
   constructor(private readonly options: SidecarChromiumOptions) {}
@@ -24,7 +27,17 @@ export class SidecarChromiumProvider implements BrowserProvider {
         const response = await fetch(versionUrl, { signal: AbortSignal.timeout(2000) });
         if (response.ok) {
           const { webSocketDebuggerUrl } = (await response.json()) as { webSocketDebuggerUrl?: string };
-          if (webSocketDebuggerUrl) return { wsEndpoint: webSocketDebuggerUrl, release: () => closeBrowser(webSocketDebuggerUrl) };
+          if (webSocketDebuggerUrl) {
+            const watch = watchSidecar(versionUrl);
+            return {
+              wsEndpoint: webSocketDebuggerUrl,
+              exited: watch.gone,
+              release: async () => {
+                watch.stop();
+                await closeBrowser(webSocketDebuggerUrl);
+              },
+            };
+          }
         }
       } catch {
         // not listening yet
@@ -44,4 +57,29 @@ async function closeBrowser(wsEndpoint: string): Promise<void> {
   } catch {
     // already gone
   }
+}
+
+/** Another container's process cannot be waited for: it is gone once it stops answering. */
+function watchSidecar(versionUrl: string): { gone: Promise<string>; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const gone = new Promise<string>((resolve) => {
+    let misses = 0;
+    const check = async () => {
+      if (stopped) return;
+      const answered = await fetch(versionUrl, { signal: AbortSignal.timeout(WATCH_MS) }).then((response) => response.ok, () => false);
+      misses = answered ? 0 : misses + 1;
+      if (stopped) return;
+      if (misses >= WATCH_MISSES) resolve('stopped answering on its CDP port');
+      else timer = setTimeout(() => void check(), WATCH_MS);
+    };
+    timer = setTimeout(() => void check(), WATCH_MS);
+  });
+  return {
+    gone,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }

@@ -1,4 +1,4 @@
-// What the control plane hands a browser pod (GET …/input).
+// What the control plane hands a browser pod (GET …/input, or …/assignment for a pool member).
 import type { InvocationInput } from '../../schemas/reports.js';
 
 export type { InvocationInput };
@@ -22,6 +22,10 @@ export function parseInvocationInput(value: unknown): InvocationInput {
     region: typeof value.region === 'string' && value.region ? value.region : 'us-west-2',
     secrets: {},
   };
+  if (value.artifactSha256 !== undefined) {
+    if (typeof value.artifactSha256 === 'string' && /^[0-9a-f]{64}$/.test(value.artifactSha256)) input.artifactSha256 = value.artifactSha256;
+    else problems.push('artifactSha256 must be a sha256 in hex');
+  }
   if (typeof input.timeoutSeconds !== 'number' || !(input.timeoutSeconds > 0)) problems.push('timeoutSeconds must be a positive number');
   const secrets = optionalRecord(value.secrets, 'secrets', problems) ?? {};
   for (const [key, secret] of Object.entries(secrets)) {

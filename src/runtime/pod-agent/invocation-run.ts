@@ -1,6 +1,8 @@
-// One invocation in a browser pod, from input to report. Chromium, the artifact and the user
-// process start in parallel; the user code's first `next` is answered once the browser and its
-// recorder are ready, and the first of result / error / exit / timeout / termination decides.
+// One invocation in a browser pod, from input to report. Chromium, the recorder, the runtime API
+// and the user process (the code loader) start first and need no invocation: a warm pool member
+// starts them, then waits to be claimed. The input and the artifact follow; the user code's first
+// `next` is answered once the input and the browser are there, and the first of result / error /
+// exit / timeout / termination decides.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
@@ -8,10 +10,12 @@ import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-r
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput } from '../sandbox/output-capture.js';
+import { LOADER_READY_RECORD } from '../sandbox/channel.js';
 import { describeExit, type ExitStatus } from '../sandbox/process-group.js';
 import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
 import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
+import { fileURLToPath } from 'node:url';
 import type { AgentSettings } from '../agent-common/agent-settings.js';
 import type { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
@@ -23,6 +27,11 @@ import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './r
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
+
+const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
+
+/** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
+export type InputSource = () => Promise<unknown>;
 
 export class InvocationRun {
   readonly #logs = new LogCollector(INVOCATION_LIMITS.logs);
@@ -42,6 +51,7 @@ export class InvocationRun {
   #recorderStart: Promise<SessionRecorder> | undefined;
   #user: SandboxedProcess | undefined;
   #userOutput: Promise<void> = Promise.resolve();
+  #prepared: Prepared | undefined;
 
   constructor(
     private readonly settings: AgentSettings,
@@ -49,6 +59,7 @@ export class InvocationRun {
     private readonly browsers: BrowserProvider,
     private readonly control: ControlPlaneClient,
     private readonly log: Logger,
+    private readonly inputSource: InputSource = () => control.getInput(),
   ) {
     this.#outcome = new Promise((resolve) => (this.#resolveOutcome = resolve));
   }
@@ -58,24 +69,38 @@ export class InvocationRun {
     this.#finish(failed('INTERNAL_ERROR', 'terminated'));
   }
 
-  async execute(): Promise<InvocationReport> {
-    const layout = podLayout(this.settings.podDir);
-    for (const dir of [layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
+  /** Whether the run has ended (a pool member whose browser died must not be handed an invocation). */
+  get ended(): boolean {
+    return this.#settled;
+  }
 
-    const input = this.control.getInput().then(parseInvocationInput);
-    // The viewport comes with the pod spec, so the browser starts at once, alongside the input fetch.
+  /** Ends when the run does, e.g. its browser died while a pool member waited. */
+  get outcome(): Promise<InvocationOutcome> {
+    return this.#outcome;
+  }
+
+  /**
+   * Starts what needs no invocation: the browser and its recorder, the runtime API and the user
+   * process, which loads the runtime packages. Resolves once all are up (a pool member is then
+   * ready); a failure ends the run.
+   */
+  prepare(): Promise<void> {
+    this.#prepared ??= this.#startPrepared();
+    return this.#prepared.ready;
+  }
+
+  #startPrepared(): Prepared {
+    const layout = podLayout(this.settings.podDir);
+    for (const dir of [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
+    // The viewport comes with the pod spec, so the browser starts at once.
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     const recorder = browser.then((leased) => this.#startRecorder(leased));
-    const bundle = this.#obtainArtifact().then((file) => this.#unpackArtifact(readFileSync(file), layout.codeDir));
-    void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
-    this.#failOnRejection(input, 'could not get the invocation input');
     this.#failOnRejection(browser, 'could not start the browser');
     this.#failOnRejection(recorder, 'could not start recording the browser session');
-    this.#failOnRejection(bundle, 'could not load the function bundle');
-
+    let input: Promise<InvocationInput> | undefined;
     const api = new RuntimeApiServer(
       {
-        firstInvocation: () => this.#serve(input, browser, recorder),
+        firstInvocation: () => this.#serve(input ?? Promise.reject(new Error('no invocation yet')), browser, recorder),
         onPoll: () => {
           this.#polled = true;
           this.log.info('function code loaded and asked for its invocation');
@@ -84,20 +109,37 @@ export class InvocationRun {
       },
       INVOCATION_LIMITS.maxResultBytes,
     );
-    try {
-      const runtimeApi = await api.listen();
-      this.#failOnRejection(
-        bundle.then((bundlePath) => this.#startUserProcess(bundlePath, layout, runtimeApi)),
-        'could not start the function process',
-      );
-    } catch (error) {
-      this.#finish(failed('INTERNAL_ERROR', `could not serve the runtime API: ${(error as Error).message}`));
-    }
+    const started = api.listen().then((runtimeApi) => this.#startUserProcess(layout, runtimeApi));
+    const user = started.then((process) => process.loaded);
+    this.#failOnRejection(user, 'could not start the function process');
+    // Ready to be claimed: the pages already open are recorded too.
+    const ready = Promise.all([browser, recorder.then((started) => started.settled()), user]).then(() => undefined);
+    ready.catch(() => undefined);
+    return { layout, api, ready, userStarted: started.then(() => undefined), setInput: (value) => (input = value) };
+  }
+
+  async execute(): Promise<InvocationReport> {
+    void this.prepare();
+    const { layout, api, userStarted, setInput } = this.#prepared!;
+    const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput);
+    setInput(input);
+    void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
+    this.#failOnRejection(input, 'could not get the invocation input');
+    const bundle = this.#obtainArtifact(input).then((file) => this.#unpackArtifact(readFileSync(file), layout.codeDir));
+    this.#failOnRejection(bundle, 'could not load the function bundle');
+    const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
+    this.#failOnRejection(handedOver, 'could not hand the function code to its process');
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
     const sessionLogs = await this.#teardown(api);
     return this.#report(outcome, sessionLogs);
+  }
+
+  /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
+  async discard(): Promise<void> {
+    this.#finish(failed('INTERNAL_ERROR', 'discarded'));
+    if (this.#prepared) await this.#teardown(this.#prepared.api);
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -118,13 +160,17 @@ export class InvocationRun {
     return this.#recorderStart;
   }
 
-  /** The artifact's file: handed over verified by the node agent's cache, or downloaded and verified here. */
-  async #obtainArtifact(): Promise<string> {
-    const { artifactFile, artifactSha256, podDir } = this.settings;
+  /**
+   * The artifact's file: handed over verified by the node agent's cache, or downloaded and verified
+   * here against the sha256 of the pod spec (cold pods) or of the assignment (pool members).
+   */
+  async #obtainArtifact(input: Promise<InvocationInput>): Promise<string> {
+    const { artifactFile, podDir } = this.settings;
     if (artifactFile) {
       this.log.info({ artifactFile }, 'artifact from the node cache');
       return artifactFile;
     }
+    const artifactSha256 = this.settings.artifactSha256 ?? (await input).artifactSha256;
     const file = join(podDir, 'artifact');
     const artifact = await this.control.downloadArtifact(file, artifactSha256);
     this.log.info({ size: artifact.size, sha256: artifact.sha256 }, 'artifact downloaded and verified');
@@ -139,11 +185,16 @@ export class InvocationRun {
     return join(codeDir, ARTIFACT_MAIN);
   }
 
-  #startUserProcess(bundlePath: string, layout: PodLayout, runtimeApi: string): void {
-    if (this.#settled) return;
+  /**
+   * The code loader, which imports the bundle once told where it is (#loadCode). Resolves once it
+   * has loaded the runtime packages.
+   */
+  #startUserProcess(layout: PodLayout, runtimeApi: string): { loaded: Promise<void> } {
+    if (this.#settled) return { loaded: Promise.resolve() };
     const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
     const user = startSandboxedProcess({
-      script: bundlePath,
+      script: CODE_LOADER_PATH,
+      args: [layout.codeDir],
       cwd: layout.appDir,
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,
@@ -151,10 +202,20 @@ export class InvocationRun {
       readable: [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
       env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
       agentEnv: this.agentEnv,
+      stdin: true,
     });
     this.#user = user;
     this.log.info({ userPid: user.pid, permissionModel: user.permissionModel }, 'function process started');
-    this.#userOutput = captureProcessOutput(user.streams, this.#logs);
+    let loaderReady!: () => void;
+    const loaded = new Promise<void>((resolve) => (loaderReady = resolve));
+    this.#userOutput = captureProcessOutput(user.streams, this.#logs, { onRecord: (record) => record.type === LOADER_READY_RECORD && loaderReady() });
+    void user.exited.then((status) => this.#onUserExit(status));
+    return { loaded };
+  }
+
+  #loadCode(bundlePath: string): void {
+    if (this.#settled || !this.#user?.stdin) return;
+    this.#user.stdin.end(`${bundlePath}\n`);
     this.#timers.push(
       setTimeout(() => {
         if (!this.#polled) {
@@ -167,7 +228,6 @@ export class InvocationRun {
         }
       }, INVOCATION_LIMITS.loadTimeoutSeconds * 1000),
     );
-    void user.exited.then((status) => this.#onUserExit(status));
   }
 
   async #onUserExit(status: ExitStatus): Promise<void> {
@@ -288,6 +348,17 @@ export class InvocationRun {
     }
     return report;
   }
+}
+
+interface Prepared {
+  layout: PodLayout;
+  api: RuntimeApiServer;
+  /** Browser, recorder and user process up (the runtime packages loaded). */
+  ready: Promise<void>;
+  /** The user process exists (it can be handed its bundle). */
+  userStarted: Promise<void>;
+  /** Hands the runtime API the invocation, once known. */
+  setInput(input: Promise<InvocationInput>): void;
 }
 
 /** The handler's JSON result; empty and null mean "returned nothing". */

@@ -1,5 +1,6 @@
 // The browser pod agent: runs exactly one invocation and reports it. Exit code 0 when the report
-// was delivered (whatever the invocation's outcome), 1 when it could not be, 2 on bad settings.
+// was delivered (whatever the invocation's outcome), 1 when it could not be, 2 on bad settings,
+// 3 when a pool member ended without being claimed (its browser died, or it was told to stop).
 import { createLogger } from '../../config/logger.js';
 import type { BrowserProvider } from '../chromium/browser-provider.js';
 import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
@@ -8,6 +9,7 @@ import { readAgentSettings, type AgentSettings } from '../agent-common/agent-set
 import { runAndReport } from '../agent-common/agent-run.js';
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { InvocationRun } from './invocation-run.js';
+import { waitForAssignment } from './pool-member.js';
 
 export interface PodAgentDependencies {
   /** Where browsers come from; a new local Chromium per invocation by default. */
@@ -27,6 +29,22 @@ export async function runPodAgent(env: NodeJS.ProcessEnv, dependencies: PodAgent
   const browsers =
     dependencies.browserProvider ??
     (settings.sidecarCdpPort ? new SidecarChromiumProvider({ port: settings.sidecarCdpPort }) : new LocalChromiumProvider({ executablePath: settings.chromiumPath, sandbox: settings.chromiumSandbox }));
-  const run = new InvocationRun(settings, env, browsers, control, log);
+  if (!settings.poolMember) {
+    const run = new InvocationRun(settings, env, browsers, control, log);
+    return runAndReport(run, (report) => control.postReport(report), log, (report) => ({ phase: report.phase }));
+  }
+  let assignment: unknown;
+  const run = new InvocationRun(settings, env, browsers, control, log, async () => assignment);
+  const stop = new AbortController();
+  const onSigterm = () => stop.abort();
+  process.once('SIGTERM', onSigterm);
+  const wait = await waitForAssignment(run, control, log, stop.signal);
+  process.off('SIGTERM', onSigterm);
+  if (!wait.assigned) {
+    log.warn({ why: wait.why }, 'pool member ends unclaimed');
+    await run.discard();
+    return 3;
+  }
+  assignment = wait.input;
   return runAndReport(run, (report) => control.postReport(report), log, (report) => ({ phase: report.phase }));
 }

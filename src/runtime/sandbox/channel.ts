@@ -16,3 +16,6 @@ export interface ChannelRecord {
   type: string;
   [field: string]: unknown;
 }
+
+/** The code loader's record once the runtime packages are loaded and it waits for its bundle. */
+export const LOADER_READY_RECORD = 'code-loader-ready';

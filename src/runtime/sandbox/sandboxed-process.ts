@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { baseChildEnvironment } from './child-environment.js';
 import { CHANNEL_FD } from './channel.js';
 import { LIBRARY_PROBE_PATHS, nodePermissionFlags } from './permission-flags.js';
@@ -32,12 +32,16 @@ export interface SandboxOptions {
   env: Record<string, string>;
   /** The agent's environment, for PATH and TZ only. */
   agentEnv: NodeJS.ProcessEnv;
+  /** Give the process a stdin pipe (the code loader reads its bundle's path from it). */
+  stdin?: boolean;
 }
 
 export interface SandboxedProcess {
   readonly child: ChildProcess;
   readonly pid: number;
   readonly streams: { stdout: Readable | null; stderr: Readable | null; channel: Readable | null };
+  /** The process's stdin, when asked for. */
+  readonly stdin: Writable | null;
   /** Whether Node's permission model is enforced (false on a Node without one). */
   readonly permissionModel: boolean;
   readonly exited: Promise<ExitStatus>;
@@ -70,7 +74,7 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
       cwd: options.cwd,
       env: sandboxEnvironment(options),
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
     },
   );
   if (child.pid === undefined) throw new Error(`cannot start ${process.execPath} for ${options.script}`);
@@ -79,6 +83,7 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
     child,
     pid: child.pid,
     streams: { stdout: child.stdout, stderr: child.stderr, channel: child.stdio[CHANNEL_FD] as Readable | null },
+    stdin: child.stdin,
     permissionModel: permissionFlags !== undefined,
     exited: exitOf(child),
     kill: () => killProcessGroup(child),

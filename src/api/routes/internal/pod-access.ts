@@ -23,10 +23,10 @@ export type PodOwner =
   | { kind: 'invocation'; pod: PodObject; invocation: InvocationObject };
 
 /**
- * The `authorize` of every internal route: the bearer token's signature, pod name and expiry
- * first (no store access), then the live Pod's UID, then the Build or Invocation the pod runs.
+ * The bearer token's signature, pod name and expiry first (no store access), then the live Pod's
+ * UID: the Pod the caller is.
  */
-export async function authorizePod(ctx: RouteContext, { namespace, name }: PodParams, deps: ApiDeps): Promise<PodOwner> {
+export async function authenticatePod(ctx: RouteContext, { namespace, name }: PodParams, deps: ApiDeps): Promise<PodObject> {
   const header = ctx.get('authorization');
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
   const check = verifyPodToken(deps.settings.podTokenSecret, token, { namespace, name });
@@ -35,12 +35,20 @@ export async function authorizePod(ctx: RouteContext, { namespace, name }: PodPa
   if (!pod || pod.metadata.deletionTimestamp) throw new HttpError(404, `Pod ${namespace}/${name} no longer exists`);
   // A pod deleted and made again under the same name is another pod: the old token is worthless.
   if (pod.metadata.uid !== check.claims.uid) throw new HttpError(401, 'The pod token belongs to another pod of this name');
+  return pod;
+}
+
+/** The `authorize` of the internal routes of a pod at work: the pod, then the Build or Invocation it runs. */
+export async function authorizePod(ctx: RouteContext, params: PodParams, deps: ApiDeps): Promise<PodOwner> {
+  const { namespace, name } = params;
+  const pod = await authenticatePod(ctx, params, deps);
   const labels = pod.metadata.labels ?? {};
   if (labels[Labels.role] === Roles.buildPod) {
     const build = await deps.cluster.resource<BuildObject>(Kinds.Build).get(namespace, labels[Labels.buildName] ?? '');
     if (!build) throw new HttpError(404, `The build of pod ${name} no longer exists`);
     return { kind: 'build', pod, build };
   }
+  if (labels[Labels.pool] && !labels[Labels.invocationName]) throw new HttpError(409, `Pod ${name} is a pool member that has not been claimed: it waits for its assignment first`);
   const invocation = await deps.cluster.resource<InvocationObject>(Kinds.Invocation).get(namespace, labels[Labels.invocationName] ?? '');
   if (!invocation) throw new HttpError(404, `The invocation of pod ${name} no longer exists`);
   return { kind: 'invocation', pod, invocation };

@@ -1,0 +1,83 @@
+import { defineRoute } from '../../route.js';
+import { HttpError } from '../../http-error.js';
+import { authenticatePod, podParamsSchema, type PodParams } from './pod-access.js';
+import { invocationInput } from './invocation-input.js';
+import { Kinds } from '../../../cluster/objects.js';
+import { isConflict, type ClusterPort } from '../../../cluster/port.js';
+import { Annotations, Labels, type InvocationObject } from '../../../schemas/resources.js';
+import type { PodObject } from '../../../schemas/pod.js';
+
+const MAX_WAIT_SECONDS = 25;
+
+export default defineRoute<PodParams, { waitSeconds: number }, unknown, PodObject>({
+  method: 'get',
+  path: '/internal/v1/pods/:namespace/:name/assignment',
+  operationId: 'Internal_podAssignment',
+  summary: 'A warm pool member waits to be claimed: the invocation input once it is, else nothing after waitSeconds (pod token required)',
+  tags: ['internal'],
+  auth: false,
+  authorize: authenticatePod,
+  request: {
+    params: podParamsSchema,
+    query: { type: 'object', properties: { waitSeconds: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 20 } } },
+  },
+  responses: { 200: { description: 'The invocation input' }, 204: { description: 'Not claimed yet: ask again' } },
+  async handle(ctx, { params, query, caller }, deps) {
+    if (!caller.metadata.labels?.[Labels.pool]) throw new HttpError(409, `Pod ${params.name} is not a pool member: it fetches its input instead`);
+    const member = await markReady(deps.cluster, caller);
+    const abort = new AbortController();
+    ctx.req.once('close', () => abort.abort());
+    const claimed = await claimOf(deps.cluster, member, query.waitSeconds * 1000, abort.signal);
+    ctx.set('cache-control', 'no-store');
+    if (!claimed) {
+      ctx.status = 204;
+      return;
+    }
+    const inv = await deps.cluster.resource<InvocationObject>(Kinds.Invocation).get(params.namespace, claimed);
+    if (!inv) throw new HttpError(404, `The invocation pod ${params.name} was claimed for no longer exists`);
+    ctx.body = await invocationInput(deps, inv);
+  },
+});
+
+const claimedFor = (pod: PodObject): string | undefined => pod.metadata.labels?.[Labels.invocationName];
+
+/** The member's first wait says its browser and code loader are up: the pool may hand it out from now on. */
+async function markReady(cluster: ClusterPort, member: PodObject): Promise<PodObject> {
+  const pods = cluster.resource<PodObject>(Kinds.Pod);
+  let pod: PodObject | undefined = member;
+  for (let attempt = 0; pod && !pod.metadata.annotations?.[Annotations.memberReady] && !claimedFor(pod); attempt += 1) {
+    try {
+      return await pods.update({ ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotations.memberReady]: new Date().toISOString() } } });
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 3) throw err;
+      pod = await pods.get(member.metadata.namespace, member.metadata.name);
+    }
+  }
+  if (!pod) throw new HttpError(404, `Pod ${member.metadata.name} no longer exists`);
+  return pod;
+}
+
+/** The invocation the member is claimed for, as soon as it is; undefined after `waitMs` or when the pod goes. */
+async function claimOf(cluster: ClusterPort, member: PodObject, waitMs: number, signal: AbortSignal): Promise<string | undefined> {
+  const known = claimedFor(member);
+  if (known || waitMs === 0) return known;
+  let settle!: (name: string | undefined) => void;
+  const result = new Promise<string | undefined>((resolve) => (settle = resolve));
+  const timer = setTimeout(() => settle(undefined), waitMs);
+  signal.addEventListener('abort', () => settle(undefined), { once: true });
+  const watch = await cluster.resource<PodObject>(Kinds.Pod).watch(
+    member.metadata.namespace,
+    { fieldSelector: `metadata.name=${member.metadata.name}`, resourceVersion: member.metadata.resourceVersion },
+    (event) => {
+      if (event.type === 'DELETED') settle(undefined);
+      else if (claimedFor(event.object)) settle(claimedFor(event.object));
+    },
+    () => settle(undefined),
+  );
+  try {
+    return await result;
+  } finally {
+    clearTimeout(timer);
+    await watch.stop();
+  }
+}

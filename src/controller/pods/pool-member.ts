@@ -1,0 +1,52 @@
+// Warm pool members: browser pods started ahead for a BrowserPool, whose agent launches Chromium
+// and the code loader and then waits for an assignment. Claiming one turns it into the browser pod
+// of an invocation: the same labels, owner and artifact a cold browser pod gets.
+import { randomBytes } from 'node:crypto';
+import { ownerReferenceTo } from '../../cluster/objects.js';
+import { Annotations, Labels, type BrowserPoolObject, type InvocationObject } from '../../schemas/resources.js';
+import type { PodObject } from '../../schemas/pod.js';
+import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
+import { SESSION_TIMEOUT_MAX_SECONDS } from '../../schemas/session-config.js';
+import { launchHash } from '../../schemas/launch-shape.js';
+import { browserPodFor, type PodTemplateSettings } from './templates.js';
+
+export const DEFAULT_MAX_AGE_SECONDS = 1800;
+export const DEFAULT_IDLE_SECONDS = 600;
+
+/** Tells the pod agent to wait for an assignment instead of fetching its input at once. */
+export const POOL_MEMBER_ENV = 'BROWSERFN_POOL_MEMBER';
+
+export const poolLaunchHash = (pool: BrowserPoolObject): string => launchHash(pool.spec.launch ?? {}, pool.spec.resources);
+
+export function poolMemberPod(pool: BrowserPoolObject, settings: PodTemplateSettings, suffix = randomBytes(4).toString('hex')): PodObject {
+  // Idle no longer than maxAge, then serving at most the longest timeout.
+  const deadline = (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) + SESSION_TIMEOUT_MAX_SECONDS + POD_GRACE_SECONDS;
+  const labels = { [Labels.pool]: pool.metadata.name, [Labels.launchHash]: poolLaunchHash(pool) };
+  return browserPodFor(pool, `${pool.metadata.name}-${suffix}`, pool.spec.launch ?? {}, pool.spec.resources, deadline, settings, [{ name: POOL_MEMBER_ENV, value: '1' }], labels);
+}
+
+/** Whether a member still waits for an invocation. */
+export const isIdleMember = (pod: PodObject): boolean => !pod.metadata.labels?.[Labels.invocationName];
+
+/** The member as it serves `inv`: written with the member's resourceVersion, so only one claim wins. */
+export function claimedMember(member: PodObject, inv: InvocationObject, now: Date): PodObject {
+  return {
+    ...member,
+    metadata: {
+      ...member.metadata,
+      labels: {
+        ...member.metadata.labels,
+        [Labels.invocationName]: inv.metadata.name,
+        [Labels.functionUid]: inv.spec.functionUid,
+        [Labels.sessionId]: inv.spec.sessionId,
+      },
+      annotations: {
+        ...member.metadata.annotations,
+        [Annotations.artifact]: inv.spec.bundleConfigMap,
+        [Annotations.claimedAt]: now.toISOString(),
+      },
+      // The invocation owns it now: deleting the invocation takes its pod along, and the pool no longer counts it as idle.
+      ownerReferences: [ownerReferenceTo(inv)],
+    },
+  };
+}

@@ -1,0 +1,183 @@
+// Warm pools, decided from what was observed: which members an invocation may claim, and how a
+// pool gets to the number of idle members demand calls for. Pure, so every rule is tested with a
+// fake clock.
+import type { Condition } from '../../cluster/objects.js';
+import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolStatus, type InvocationObject } from '../../schemas/resources.js';
+import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
+import { launchShapeOf, sameLaunch } from '../../schemas/launch-shape.js';
+import { isoAt } from '../runtime/clock.js';
+import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, poolLaunchHash } from '../pods/pool-member.js';
+
+/** Invocations that arrived this recently count as demand: about what a replacement takes to start. */
+export const DEMAND_WINDOW_MS = 10_000;
+/** A member not ready this long after it was made is replaced. */
+export const MEMBER_START_LIMIT_MS = 120_000;
+/** Members above demand stay at least this long after they were made (zero demand removes them at once). */
+export const SCALE_DOWN_DELAY_MS = 60_000;
+/** How often a pool held back by the memory cap looks again. */
+export const CAPPED_RECHECK_MS = 5000;
+/** Pool names become label values (63 characters) and pod name prefixes. */
+export const MAX_POOL_NAME_LENGTH = 54;
+/** What a member reserves when its pool names no memory request. */
+export const DEFAULT_MEMBER_MEMORY = '512Mi';
+
+const ageOf = (pod: PodObject, now: number): number => now - Date.parse(pod.metadata.creationTimestamp ?? '');
+const isReady = (pod: PodObject): boolean => pod.status?.phase === 'Running' && !!pod.metadata.annotations?.[Annotations.memberReady];
+const maxAgeMs = (pool: BrowserPoolObject): number => (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) * 1000;
+
+/** Pools in the invocation's namespace whose members launch the way the invocation asks, by name. */
+export function poolsFor(inv: InvocationObject, pools: BrowserPoolObject[]): BrowserPoolObject[] {
+  const shape = launchShapeOf(inv.spec.sessionConfig);
+  return pools
+    .filter((pool) => pool.metadata.namespace === inv.metadata.namespace && !pool.metadata.deletionTimestamp && sameLaunch(pool.spec.launch ?? {}, shape))
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
+
+/**
+ * The members `inv` may claim, the one closest to its age limit first: ready, idle, started with
+ * its pool's current launch, not ending, not past the age limit.
+ */
+export function claimCandidates(inv: InvocationObject, pools: BrowserPoolObject[], members: PodObject[], now: number): PodObject[] {
+  const candidates: PodObject[] = [];
+  for (const pool of poolsFor(inv, pools)) {
+    const hash = poolLaunchHash(pool);
+    for (const pod of members) {
+      const labels = pod.metadata.labels ?? {};
+      if (pod.metadata.namespace !== pool.metadata.namespace || labels[Labels.pool] !== pool.metadata.name) continue;
+      if (labels[Labels.launchHash] !== hash || !isIdleMember(pod) || !isReady(pod) || pod.metadata.deletionTimestamp) continue;
+      if (ageOf(pod, now) >= maxAgeMs(pool)) continue;
+      candidates.push(pod);
+    }
+  }
+  return candidates.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+}
+
+/** A member already claimed for `inv` (a claim whose status update was lost): adopted, never claimed twice. */
+export function existingClaim(inv: InvocationObject, members: PodObject[]): PodObject | undefined {
+  return members.find(
+    (pod) => pod.metadata.namespace === inv.metadata.namespace && pod.metadata.labels?.[Labels.invocationName] === inv.metadata.name && !pod.metadata.deletionTimestamp && !isPodTerminal(pod),
+  );
+}
+
+export interface PoolObservation {
+  pool: BrowserPoolObject;
+  /** Pods labelled with this pool (idle and claimed). */
+  members: PodObject[];
+  /** Invocations of the pool's namespace. */
+  invocations: InvocationObject[];
+  now: number;
+  /** How many more idle members all pools together may add (the node's memory cap), or Infinity. */
+  room: number;
+}
+
+export interface PoolPlan {
+  /** Idle members to make. */
+  create: number;
+  /** Idle members to delete, each with why. */
+  remove: { pod: PodObject; why: string }[];
+  status: Omit<BrowserPoolStatus, 'conditions' | 'observedGeneration'>;
+  ready: Omit<Condition, 'type' | 'lastTransitionTime'>;
+  /** When to look again even if nothing changes (ages, idleness, demand leaving its window). */
+  recheckAfterMs: number;
+}
+
+export function planPool({ pool, members, invocations, now, room }: PoolObservation): PoolPlan {
+  const problem = specProblem(pool);
+  const matching = invocations.filter((inv) => poolsFor(inv, [pool]).length > 0);
+  const arrivals = matching.map((inv) => Date.parse(inv.metadata.creationTimestamp ?? '')).filter((t) => !Number.isNaN(t));
+  const lastActive = Math.max(Date.parse(pool.status?.lastActiveTime ?? '') || 0, Date.parse(pool.metadata.creationTimestamp ?? '') || 0, ...arrivals);
+  const idleMs = (pool.spec.idleSeconds ?? DEFAULT_IDLE_SECONDS) * 1000;
+  const active = idleMs === 0 || now - lastActive < idleMs;
+  const waiting = matching.filter((inv) => !inv.status?.podName && !inv.status?.endedAt).length;
+  const recent = arrivals.filter((t) => now - t < DEMAND_WINDOW_MS);
+  const desired = problem || !active ? 0 : Math.min(Math.max(pool.spec.minIdle, waiting + recent.length), Math.max(pool.spec.maxIdle, pool.spec.minIdle));
+
+  const hash = poolLaunchHash(pool);
+  const remove: PoolPlan['remove'] = [];
+  const ready: PodObject[] = [];
+  const starting: PodObject[] = [];
+  let claimed = 0;
+  const rechecks: number[] = [];
+  for (const pod of members) {
+    if (pod.metadata.deletionTimestamp) continue;
+    if (!isIdleMember(pod)) {
+      if (!isPodTerminal(pod)) claimed += 1;
+      continue;
+    }
+    const age = ageOf(pod, now);
+    if (isPodTerminal(pod)) remove.push({ pod, why: `it ended (${pod.status?.reason ?? pod.status?.phase}) before it was claimed` });
+    else if (pod.metadata.labels?.[Labels.launchHash] !== hash) remove.push({ pod, why: 'the pool\'s launch or resources changed' });
+    else if (age >= maxAgeMs(pool)) remove.push({ pod, why: `it is older than maxAgeSeconds (${maxAgeMs(pool) / 1000})` });
+    else if (isReady(pod)) {
+      ready.push(pod);
+      rechecks.push(maxAgeMs(pool) - age);
+    } else if (age >= MEMBER_START_LIMIT_MS) remove.push({ pod, why: `it was not ready within ${MEMBER_START_LIMIT_MS / 1000} s` });
+    else {
+      starting.push(pod);
+      rechecks.push(MEMBER_START_LIMIT_MS - age);
+    }
+  }
+  const live = ready.length + starting.length;
+  const create = Math.max(0, Math.min(desired - live, room));
+  if (live > desired) {
+    // Starting members go first (nothing waits for them yet), then the oldest ready ones. Above
+    // zero, only members past the scale-down delay go, so a burst's extra members are not made and
+    // dropped over and over.
+    const removable = [...starting.sort(newestFirst), ...ready.sort(oldestFirst)].filter((pod) => desired === 0 || ageOf(pod, now) >= SCALE_DOWN_DELAY_MS);
+    for (const pod of removable.slice(0, live - desired)) remove.push({ pod, why: desired === 0 ? 'the pool is scaling to zero' : 'demand fell' });
+    const kept = [...starting, ...ready].filter((pod) => ageOf(pod, now) < SCALE_DOWN_DELAY_MS);
+    if (desired > 0 && removable.length < live - desired) for (const pod of kept) rechecks.push(SCALE_DOWN_DELAY_MS - ageOf(pod, now));
+  }
+  if (active && idleMs > 0 && desired > 0) rechecks.push(lastActive + idleMs - now);
+  for (const t of recent) rechecks.push(t + DEMAND_WINDOW_MS - now);
+  // Held back by the memory cap: room may free up in another pool, which does not tell this one.
+  if (create < desired - live) rechecks.push(CAPPED_RECHECK_MS);
+
+  return {
+    create,
+    remove,
+    status: { ready: ready.length, starting: starting.length, claimed, desired, lastActiveTime: isoAt(lastActive) },
+    ready: readiness(problem, desired, ready.length, create < desired - live),
+    recheckAfterMs: Math.max(1000, Math.min(60_000, ...rechecks.filter((ms) => ms > 0))),
+  };
+}
+
+function readiness(problem: string | undefined, desired: number, ready: number, capped: boolean): PoolPlan['ready'] {
+  if (problem) return { status: 'False', reason: 'InvalidSpec', message: problem };
+  if (desired === 0) return { status: 'True', reason: 'ScaledToZero', message: 'No idle members wanted: invocations start cold until one arrives' };
+  if (ready >= desired) return { status: 'True', reason: 'Ready', message: `${ready} idle member(s) ready` };
+  if (capped) return { status: 'False', reason: 'NoRoom', message: `${ready} of ${desired} idle member(s) ready; the node's warm pool memory cap (BROWSERFN_WARM_POOL_MEMORY_MB) allows no more` };
+  return { status: 'False', reason: 'Starting', message: `${ready} of ${desired} idle member(s) ready` };
+}
+
+function specProblem(pool: BrowserPoolObject): string | undefined {
+  if (pool.metadata.name.length > MAX_POOL_NAME_LENGTH) return `The pool's name is longer than ${MAX_POOL_NAME_LENGTH} characters; its members could not be named after it`;
+  if (pool.spec.maxIdle < pool.spec.minIdle) return `spec.maxIdle (${pool.spec.maxIdle}) is less than spec.minIdle (${pool.spec.minIdle}); make it at least as large`;
+  return undefined;
+}
+
+const newestFirst = (a: PodObject, b: PodObject): number => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '');
+const oldestFirst = (a: PodObject, b: PodObject): number => -newestFirst(a, b);
+
+const QUANTITY = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
+const FACTORS: Record<string, number> = { '': 1, m: 0.001, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+
+/** Bytes of a Kubernetes memory quantity ("512Mi", "2G"). */
+export function memoryBytes(quantity: string): number {
+  const match = QUANTITY.exec(quantity);
+  if (!match) throw new Error(`"${quantity}" is not a Kubernetes quantity`);
+  return Number(match[1]) * FACTORS[match[2] ?? ''];
+}
+
+/** Memory one member of the pool reserves. */
+export const memberMemoryBytes = (pool: BrowserPoolObject): number => memoryBytes(pool.spec.resources?.requests?.memory ?? DEFAULT_MEMBER_MEMORY);
+
+/**
+ * How many more members of `pool` fit under the cap, given every idle member on the node (each
+ * counted with its own pool's request). A cap of 0 means no cap of ours.
+ */
+export function roomUnderCap(capBytes: number, pool: BrowserPoolObject, idleMemberBytes: number[]): number {
+  if (capBytes <= 0) return Infinity;
+  const used = idleMemberBytes.reduce((sum, bytes) => sum + bytes, 0);
+  return Math.max(0, Math.floor((capBytes - used) / memberMemoryBytes(pool)));
+}

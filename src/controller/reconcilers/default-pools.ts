@@ -1,0 +1,46 @@
+// The default warm pool of a namespace: the operator keeps one BrowserPool named "default" (the
+// default launch) in every namespace that has Functions, sized by BROWSERFN_WARM_POOL_*, and
+// removes it when that size is 0. Pools people create themselves are left alone.
+import { Kinds, newObject } from '../../cluster/objects.js';
+import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
+import type { WarmPoolSettings } from '../../config/settings.js';
+import type { BrowserPoolObject, BrowserPoolSpec, FunctionObject } from '../../schemas/resources.js';
+import type { Informer } from '../runtime/informer.js';
+import type { Reconciler, Request } from '../runtime/controller.js';
+
+export const DEFAULT_POOL_NAME = 'default';
+/** Marks the pools this reconciler manages (and may resize or delete). */
+export const DEFAULT_POOL_LABEL = 'browserfn.dev/default-pool';
+
+export function defaultPoolSpec(settings: WarmPoolSettings): BrowserPoolSpec {
+  return { minIdle: settings.size, maxIdle: settings.maxSize, idleSeconds: settings.idleSeconds, maxAgeSeconds: settings.maxAgeSeconds };
+}
+
+export interface DefaultPoolReconcilerDeps {
+  cluster: ClusterPort;
+  functions: Informer<FunctionObject>;
+  settings: WarmPoolSettings;
+}
+
+/** Requests are (namespace, "default"): one per namespace with Functions. */
+export class DefaultPoolReconciler implements Reconciler {
+  constructor(private readonly deps: DefaultPoolReconcilerDeps) {}
+
+  async reconcile({ namespace }: Request): Promise<void> {
+    const pools = this.deps.cluster.resource<BrowserPoolObject>(Kinds.BrowserPool);
+    const existing = await pools.get(namespace, DEFAULT_POOL_NAME);
+    if (existing && existing.metadata.labels?.[DEFAULT_POOL_LABEL] !== 'true') return;
+    const wanted = this.deps.settings.size > 0 && this.deps.functions.list((fn) => fn.metadata.namespace === namespace).length > 0;
+    if (!wanted) {
+      if (existing) await pools.delete(namespace, DEFAULT_POOL_NAME).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      return;
+    }
+    const spec = defaultPoolSpec(this.deps.settings);
+    if (!existing) {
+      const pool = newObject<BrowserPoolObject>(Kinds.BrowserPool, { name: DEFAULT_POOL_NAME, namespace, labels: { [DEFAULT_POOL_LABEL]: 'true' } }, { spec });
+      await pools.create(pool).catch((err: unknown) => (isAlreadyExists(err) ? undefined : Promise.reject(err)));
+    } else if (JSON.stringify(existing.spec) !== JSON.stringify(spec)) {
+      await pools.update({ ...existing, spec });
+    }
+  }
+}

@@ -1,0 +1,218 @@
+// Warm pools end to end on `serve` (embedded store, local node agent, real Chromium): matching
+// invocations run on pre-started members, each member serves one invocation and is replaced, a
+// member whose browser dies is replaced and never handed out, a launch no pool has starts cold,
+// pools scale to zero and back, and a claimed member that never reports fails its invocation with
+// INTERNAL_ERROR at the deadline while the pool recovers.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { Kinds, newObject } from '../../src/cluster/objects.js';
+import { Labels, type BrowserPoolObject, type BrowserPoolSpec, type InvocationObject } from '../../src/schemas/resources.js';
+import type { PodObject } from '../../src/schemas/pod.js';
+import { startTestService, waitFor, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+import { publish, waitInvocation } from '../support/publish.js';
+
+const FN = `
+import { defineFn } from 'browserfn';
+import CDP from 'chrome-remote-interface';
+defineFn('window-width', async (ctx) => {
+  const client = await CDP({ target: ctx.session.connectUrl });
+  try {
+    const { targetInfos } = await client.Target.getTargets();
+    const page = targetInfos.find((t) => t.type === 'page');
+    const { sessionId } = await client.Target.attachToTarget({ targetId: page.targetId, flatten: true });
+    const { result } = await client.send('Runtime.evaluate', { expression: 'window.outerWidth', returnByValue: true }, sessionId);
+    return result.value;
+  } finally {
+    await client.close();
+  }
+});
+`;
+
+describe('warm pools (embedded, real Chromium)', function () {
+  this.timeout(600_000);
+  let svc: TestService;
+  let functionId: string;
+
+  before(async () => {
+    svc = await startTestService({ BROWSERFN_WARM_POOL_SIZE: '2', BROWSERFN_WARM_POOL_MAX: '2' }, { captureLog: true });
+    const build = await publish(svc, writeProject({ 'index.ts': FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    functionId = build.builtFunctions![0].id;
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+
+  const pools = () => svc.service.cluster.resource<BrowserPoolObject>(Kinds.BrowserPool);
+  const pods = () => svc.service.cluster.resource<PodObject>(Kinds.Pod);
+  const membersOf = async (pool: string) => (await pods().list('default', { labelSelector: `${Labels.pool}=${pool},!${Labels.invocationName}` })).items;
+  const readyMembers = async (pool: string, count: number, besides: string[] = []) =>
+    waitFor(`${count} ready member(s) of pool ${pool}`, async () => {
+      const ready = (await membersOf(pool)).filter((pod) => pod.metadata.annotations?.['browserfn.dev/ready-at'] && !pod.metadata.deletionTimestamp && !besides.includes(pod.metadata.name));
+      return ready.length >= count ? ready.map((pod) => pod.metadata.name) : undefined;
+    }, 120_000, 100);
+  const podOf = async (invocationId: string) => (await svc.service.cluster.resource<InvocationObject>(Kinds.Invocation).get('default', invocationId))!.status!.podName!;
+
+  async function invoke(body: object = {}): Promise<string> {
+    const res = await svc.request('POST', `/v1/functions/${functionId}/invoke`, body);
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    return res.body.id as string;
+  }
+
+  async function createPool(name: string, spec: BrowserPoolSpec): Promise<void> {
+    await pools().create(newObject<BrowserPoolObject>(Kinds.BrowserPool, { name, namespace: 'default' }, { spec }));
+  }
+
+  it('keeps a default pool once a Function is published, and reports its members in status', async () => {
+    const pool = await waitFor('the default pool with 2 ready members', async () => {
+      const found = await pools().get('default', 'default');
+      return found?.status?.ready === 2 ? found : undefined;
+    }, 120_000);
+    assert.equal(pool.spec.minIdle, 2);
+    assert.equal(pool.status?.desired, 2);
+    assert.equal(pool.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  });
+
+  it('runs matching invocations on ready members, each member serving exactly one, and refills the pool', async () => {
+    const served = new Set<string>();
+    for (let i = 0; i < 4; i += 1) {
+      const ready = await readyMembers('default', 2);
+      const id = await invoke();
+      const done = await waitInvocation(svc, id);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+      assert.equal(typeof done.results, 'number', 'the window width');
+      const podName = await podOf(id);
+      assert.ok(ready.includes(podName), `invocation ${i} ran on ${podName}, not on one of the ready members ${ready.join(', ')}`);
+      assert.ok(!served.has(podName), `member ${podName} served a second invocation`);
+      served.add(podName);
+      await waitFor(`member ${podName} to be gone after its invocation`, async () => ((await pods().get('default', podName)) ? undefined : true));
+    }
+    const refilled = await readyMembers('default', 2);
+    assert.ok(refilled.every((name) => !served.has(name)), 'the pool refills with new members');
+  });
+
+  it('starts an invocation whose launch no pool has cold, with the browser it asked for', async () => {
+    const id = await invoke({ sessionCreateParams: { browserSettings: { viewport: { width: 1111, height: 700 } } } });
+    const done = await waitInvocation(svc, id);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    assert.equal(done.results, 1111);
+    assert.match(await podOf(id), /-a1$/, 'a pod made for the invocation');
+  });
+
+  it('replaces an idle member whose browser was killed and never hands it out', async () => {
+    const [victim] = await readyMembers('default', 2);
+    const chromium = chromiumOfPod(svc, victim);
+    process.kill(chromium, 'SIGKILL');
+    await waitFor(`member ${victim} to be replaced`, async () => ((await pods().get('default', victim)) ? undefined : true));
+    const ready = await readyMembers('default', 2);
+    assert.ok(!ready.includes(victim));
+    const id = await invoke();
+    const done = await waitInvocation(svc, id);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    assert.notEqual(await podOf(id), victim);
+  });
+
+  it('scales a pool to zero after idleSeconds without use, and back up when a matching invocation arrives', async () => {
+    await createPool('wide', { minIdle: 1, maxIdle: 1, idleSeconds: 2, launch: { viewport: { width: 1280, height: 720 } } });
+    await waitFor('pool wide scaled to zero', async () => {
+      const pool = await pools().get('default', 'wide');
+      return pool?.status?.desired === 0 && (await membersOf('wide')).length === 0 ? true : undefined;
+    }, 60_000);
+    const id = await invoke({ sessionCreateParams: { browserSettings: { viewport: { width: 1280, height: 720 } } } });
+    assert.match(await waitFor('a pod for the invocation', async () => (await svc.service.cluster.resource<InvocationObject>(Kinds.Invocation).get('default', id))?.status?.podName), /-a1$/, 'no member was ready: it starts cold');
+    await waitFor('pool wide back to one member', async () => ((await pools().get('default', 'wide'))?.status?.desired === 1 ? true : undefined), 30_000);
+    const done = await waitInvocation(svc, id);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    assert.equal(done.results, 1280);
+    await waitFor('pool wide back at zero once unused again', async () => ((await pools().get('default', 'wide'))?.status?.desired === 0 && (await membersOf('wide')).length === 0 ? true : undefined), 60_000);
+    await pools().delete('default', 'wide');
+  });
+
+  it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and the pool recovers', async function () {
+    this.timeout(400_000);
+    await createPool('frozen', { minIdle: 1, maxIdle: 1, idleSeconds: 0, launch: { viewport: { width: 640, height: 480 } } });
+    const [member] = await readyMembers('frozen', 1);
+    // The member's agent stops; its browser lives on, so nothing else notices.
+    for (const pid of podAgentProcesses(svc, member)) process.kill(pid, 'SIGSTOP');
+    const id = await invoke({ sessionCreateParams: { timeout: 60, browserSettings: { viewport: { width: 640, height: 480 } } } });
+    assert.equal(await waitFor('the claim', async () => (await svc.service.cluster.resource<InvocationObject>(Kinds.Invocation).get('default', id))?.status?.podName), member);
+    const done = await waitInvocation(svc, id, 300_000);
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.cause?.code, 'INTERNAL_ERROR', JSON.stringify(done));
+    const ready = await readyMembers('frozen', 1, [member]);
+    assert.ok(!ready.includes(member));
+    await pools().delete('default', 'frozen');
+  });
+});
+
+/** A pod's output lines as the node agent logged them (captureLog). */
+function podLogRecords(svc: TestService, pod: string): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  for (const line of svc.logLines) {
+    let outer: { pod?: string; output?: string; pids?: number[] };
+    try {
+      outer = JSON.parse(line) as typeof outer;
+    } catch {
+      continue;
+    }
+    if (outer.pod !== `default/${pod}`) continue;
+    if (outer.pids) records.push({ pids: outer.pids });
+    for (const inner of (outer.output ?? '').split('\n')) {
+      try {
+        records.push(JSON.parse(inner) as Record<string, unknown>);
+      } catch {
+        // plain text
+      }
+    }
+  }
+  return records;
+}
+
+/** The pod agent's process: under the process the node agent started for the pod (its sandbox). */
+function podAgentProcesses(svc: TestService, pod: string): number[] {
+  const started = podLogRecords(svc, pod).find((record) => Array.isArray(record.pids));
+  assert.ok(started, `the node agent logged no start of pod ${pod}`);
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const root = (started.pids as number[])[0];
+  const under = (pid: number): boolean => {
+    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === root) return true;
+    return pid === root;
+  };
+  const agents = [...parentOf.keys()].filter((pid) => under(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pod-agent'));
+  assert.ok(agents.length > 0, `no pod agent process under pod ${pod}'s sandbox (${root})`);
+  return agents;
+}
+
+/** The Chromium browser process of a pod: the process listening on the CDP port its agent logged. */
+function chromiumOfPod(svc: TestService, pod: string): number {
+  const ready = podLogRecords(svc, pod).find((record) => record.msg === 'browser ready');
+  assert.ok(ready, `pod ${pod} logged no browser`);
+  const port = Number(new URL(String(ready.wsEndpoint)).port);
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const row of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const fields = row.trim().split(/\s+/);
+      if (fields.length > 9 && fields[3] === '0A' && parseInt(fields[1].split(':')[1], 16) === port) inodes.add(fields[9]);
+    }
+  }
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (inodes.has(target.replace(/^socket:\[(\d+)\]$/, '$1'))) return Number(pid);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  throw new Error(`no process listens on port ${port} (pod ${pod})`);
+}

@@ -1,31 +1,55 @@
-// Cold invocation latency (invoke → COMPLETED, a handler that connects over CDP and evaluates
-// 1+1) against a bare Chromium launch-to-CDP-ready on the same machine, measured in one run.
+// Invocation start-up, side by side in one run on the same machine: a bare Chromium launch to
+// CDP-ready (the baseline), cold invocations (pools off), warm invocations (a ready pool member
+// claimed), where the time goes before the handler starts, the handler's CDP round trip to its
+// browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
+// memory one idle pool member holds. Invocations use a handler that evaluates 1+1 in the page.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestService, waitFor } from '../test/support/service.js';
+import { Kinds } from '../src/cluster/objects.js';
+import { Labels, type BrowserPoolObject } from '../src/schemas/resources.js';
+import type { PodObject } from '../src/schemas/pod.js';
+import { startTestService, waitFor, type TestService } from '../test/support/service.js';
 import { writeProject } from '../test/support/projects.js';
 import { publish } from '../test/support/publish.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+const BACK_TO_BACK = Number(process.env.BENCH_BACK_TO_BACK ?? 200);
+const POOL_N = Number(process.env.BENCH_POOL_N ?? 2);
+const RTT_SAMPLES = 200;
 
-const EVAL_FN = `
+const FUNCTIONS = `
 import { defineFn } from 'browserfn';
 import CDP from 'chrome-remote-interface';
-defineFn('eval', async (ctx) => {
+
+async function onPage(ctx, work) {
   const client = await CDP({ target: ctx.session.connectUrl });
   try {
     const { targetInfos } = await client.Target.getTargets();
     const page = targetInfos.find((t) => t.type === 'page');
     const targetId = page ? page.targetId : (await client.Target.createTarget({ url: 'about:blank' })).targetId;
     const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
-    const { result } = await client.send('Runtime.evaluate', { expression: '1+1', returnByValue: true }, sessionId);
-    return result.value;
+    return await work((expression) => client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId));
   } finally {
     await client.close();
   }
-});
+}
+
+defineFn('eval', (ctx) => onPage(ctx, async (evaluate) => (await evaluate('1+1')).result.value));
+
+defineFn('cdp-round-trip', (ctx) =>
+  onPage(ctx, async (evaluate) => {
+    const times = [];
+    for (let i = 0; i < ${RTT_SAMPLES}; i += 1) {
+      const started = performance.now();
+      await evaluate('1+1');
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    return { p50: times[Math.floor(times.length / 2)], p95: times[Math.floor(times.length * 0.95)] };
+  }),
+);
 `;
 
 export const percentile = (values: number[], p: number): number => {
@@ -54,40 +78,172 @@ export async function bareChromiumLaunchMs(chromium = process.env.BROWSERFN_CHRO
   }
 }
 
-export async function runInvocationBench(): Promise<void> {
-  const svc = await startTestService({ BROWSERFN_MAX_CONCURRENT_INVOCATIONS: '1' });
-  try {
-    const build = await publish(svc, writeProject({ 'index.ts': EVAL_FN }));
-    if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
-    const fnId = build.builtFunctions![0].id;
-    const clientMs: number[] = [];
-    const serverMs: number[] = [];
-    for (let i = 0; i < RUNS + 1; i++) {
-      const started = performance.now();
-      const created = await svc.request('POST', `/v1/functions/${fnId}/invoke`, {});
-      const done = await waitFor('invocation', async () => {
-        const { body } = await svc.request('GET', `/v1/functions/invocations/${created.body.id}`);
-        return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
-      }, 60_000, 5);
-      if (done.status !== 'COMPLETED' || done.results !== 2) throw new Error(`bench invocation failed: ${JSON.stringify(done)}`);
-      if (i === 0) continue; // the first run warms the OS file cache for Chromium and Node
-      clientMs.push(performance.now() - started);
-      serverMs.push(Date.parse(done.endedAt) - Date.parse(done.createdAt));
-    }
-    const launchMs: number[] = [];
-    for (let i = 0; i < RUNS; i++) launchMs.push(await bareChromiumLaunchMs());
+interface Timed {
+  /** Client-observed: POST invoke until GET shows COMPLETED. */
+  totalMs: number;
+  /** Server timestamps: created until the handler got its event. */
+  handlerStartMs: number;
+  results: unknown;
+}
 
-    const p50Launch = percentile(launchMs, 50);
-    const rows = [
-      ['cold invocation, client-observed (invoke → COMPLETED)', percentile(clientMs, 50), percentile(clientMs, 95)],
-      ['cold invocation, server timestamps (createdAt → endedAt)', percentile(serverMs, 50), percentile(serverMs, 95)],
-      ['bare Chromium launch → CDP ready (baseline)', p50Launch, percentile(launchMs, 95)],
-    ] as const;
-    console.log(`\n== Invocations (${RUNS} runs each, same machine, same run) ==`);
-    console.log('measure'.padEnd(60) + 'p50 ms'.padStart(10) + 'p95 ms'.padStart(10));
-    for (const [name, p50, p95] of rows) console.log(name.padEnd(60) + p50.toFixed(0).padStart(10) + p95.toFixed(0).padStart(10));
-    console.log(`ratio cold invocation p50 / bare launch p50: ${(percentile(clientMs, 50) / p50Launch).toFixed(2)}x`);
-  } finally {
-    await svc.stop();
+interface Bench {
+  svc: TestService;
+  ids: Record<string, string>;
+}
+
+async function startBench(env: Record<string, string>): Promise<Bench> {
+  const svc = await startTestService(env, { captureLog: true });
+  const build = await publish(svc, writeProject({ 'index.ts': FUNCTIONS }));
+  if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
+  return { svc, ids: Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id])) };
+}
+
+async function invokeTimed({ svc, ids }: Bench, name: string): Promise<Timed> {
+  const started = performance.now();
+  const created = await svc.request('POST', `/v1/functions/${ids[name]}/invoke`, {});
+  if (created.status !== 202) throw new Error(`invoke: ${created.status} ${JSON.stringify(created.body)}`);
+  const done = await waitFor('invocation', async () => {
+    const { body } = await svc.request('GET', `/v1/functions/invocations/${created.body.id}`);
+    return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
+  }, 120_000, 2);
+  const totalMs = performance.now() - started;
+  if (done.status !== 'COMPLETED') throw new Error(`bench invocation failed: ${JSON.stringify(done)}`);
+  return { totalMs, handlerStartMs: Date.parse(done.startedAt) - Date.parse(done.createdAt), results: done.results };
+}
+
+const defaultPool = (svc: TestService) => svc.service.cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get('default', 'default');
+
+/** Every member of the default pool ready and none starting, so no browser start competes with the measured one. */
+async function poolReady(svc: TestService): Promise<void> {
+  await waitFor('a ready pool', async () => {
+    const status = (await defaultPool(svc))?.status;
+    return status && status.ready === POOL_N && status.starting === 0 ? true : undefined;
+  }, 120_000, 20);
+}
+
+/** `RUNS` invocations one at a time (after one that warms the OS caches); warm ones each start on a ready member of a settled pool. */
+async function sequential(bench: Bench, warm: boolean): Promise<Timed[]> {
+  const runs: Timed[] = [];
+  for (let i = 0; i < RUNS + 1; i += 1) {
+    if (warm) await poolReady(bench.svc);
+    const timed = await invokeTimed(bench, 'eval');
+    if (timed.results !== 2) throw new Error(`bench handler returned ${JSON.stringify(timed.results)}`);
+    if (i > 0) runs.push(timed);
   }
+  return runs;
+}
+
+/** `BACK_TO_BACK` invocations from `concurrency` clients, each invoking as soon as its last finished. */
+async function backToBack(bench: Bench, concurrency: number): Promise<{ perSecond: number; p50: number; p95: number }> {
+  let left = BACK_TO_BACK;
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left > 0) {
+        left -= 1;
+        latencies.push((await invokeTimed(bench, 'eval')).totalMs);
+      }
+    }),
+  );
+  return { perSecond: BACK_TO_BACK / ((performance.now() - started) / 1000), p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+}
+
+/** RSS and PSS (shared pages split between their users) of every process of one idle member. */
+async function idleMemberMemory(svc: TestService): Promise<{ rssMiB: number; pssMiB: number; processes: number }> {
+  const pods = await svc.service.cluster.resource<PodObject>(Kinds.Pod).list('default', { labelSelector: `${Labels.pool}=default,!${Labels.invocationName}` });
+  const member = pods.items.find((pod) => pod.metadata.annotations?.['browserfn.dev/ready-at']);
+  if (!member) throw new Error('no ready member to measure');
+  const root = sandboxPidOf(svc, member.metadata.name);
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parentOf.get(p)) if (p === root) return true;
+    return false;
+  };
+  let rss = 0;
+  let pss = 0;
+  let processes = 0;
+  for (const pid of parentOf.keys()) {
+    if (!under(pid)) continue;
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      processes += 1;
+    } catch {
+      // gone, or a kernel thread
+    }
+  }
+  return { rssMiB: rss / 1024, pssMiB: pss / 1024, processes };
+}
+
+/** The process the node agent started for a pod (its sandbox), from the service's log. */
+function sandboxPidOf(svc: TestService, pod: string): number {
+  for (const line of svc.logLines) {
+    try {
+      const record = JSON.parse(line) as { pod?: string; pids?: number[] };
+      if (record.pod === `default/${pod}` && record.pids?.length) return record.pids[0];
+    } catch {
+      // not JSON
+    }
+  }
+  throw new Error(`the node agent logged no start of pod ${pod}`);
+}
+
+const row = (name: string, values: (number | string)[]) => console.log(name.padEnd(64) + values.map((v) => (typeof v === 'number' ? v.toFixed(v < 10 ? 2 : 0) : v).padStart(11)).join(''));
+
+export async function runInvocationBench(): Promise<void> {
+  const launchMs: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) launchMs.push(await bareChromiumLaunchMs());
+
+  const cold = await startBench({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
+  let coldRuns: Timed[];
+  let coldLoad: Awaited<ReturnType<typeof backToBack>>;
+  try {
+    coldRuns = await sequential(cold, false);
+    coldLoad = await backToBack(cold, POOL_N);
+  } finally {
+    await cold.svc.stop();
+  }
+
+  const warm = await startBench({ BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
+  let warmRuns: Timed[];
+  let warmLoad: Awaited<ReturnType<typeof backToBack>>;
+  let rtt: { p50: number; p95: number };
+  let memory: Awaited<ReturnType<typeof idleMemberMemory>>;
+  try {
+    warmRuns = await sequential(warm, true);
+    await poolReady(warm.svc);
+    memory = await idleMemberMemory(warm.svc);
+    rtt = (await invokeTimed(warm, 'cdp-round-trip')).results as typeof rtt;
+    await poolReady(warm.svc);
+    warmLoad = await backToBack(warm, POOL_N);
+  } finally {
+    await warm.svc.stop();
+  }
+
+  const bare = percentile(launchMs, 50);
+  const p = (runs: Timed[], key: keyof Omit<Timed, 'results'>, q: number) => percentile(runs.map((r) => r[key]), q);
+  console.log(`\n== Invocations (${RUNS} sequential runs each; pool and concurrency N = ${POOL_N}; same machine, same run) ==`);
+  row('measure', ['p50 ms', 'p95 ms', 'x bare']);
+  row('bare Chromium launch → CDP ready (baseline)', [bare, percentile(launchMs, 95), 1]);
+  row('cold invocation, pools off (invoke → COMPLETED)', [p(coldRuns, 'totalMs', 50), p(coldRuns, 'totalMs', 95), p(coldRuns, 'totalMs', 50) / bare]);
+  row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
+  row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);
+  row('handler start, warm (createdAt → handler has its event)', [p(warmRuns, 'handlerStartMs', 50), p(warmRuns, 'handlerStartMs', 95), '']);
+  row(`handler → browser CDP round trip (Runtime.evaluate, ${RTT_SAMPLES} samples)`, [rtt.p50, rtt.p95, '']);
+  console.log(`\n${BACK_TO_BACK} back-to-back invocations, ${POOL_N} clients:`);
+  row('', ['per second', 'p50 ms', 'p95 ms']);
+  row('pools off', [coldLoad.perSecond, coldLoad.p50, coldLoad.p95]);
+  row(`pool of ${POOL_N}`, [warmLoad.perSecond, warmLoad.p50, warmLoad.p95]);
+  console.log(`\none idle pool member: ${memory.processes} processes, RSS ${memory.rssMiB.toFixed(0)} MiB (shared pages counted in each), PSS ${memory.pssMiB.toFixed(0)} MiB`);
+  console.log(`targets: warm ≤ 0.1x bare, cold ≤ 1.3x bare, CDP round trip ≤ 1 ms`);
 }

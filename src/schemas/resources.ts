@@ -163,6 +163,8 @@ export const Annotations = {
   artifact: 'browserfn.dev/artifact',
   /** Set on a pool member when its agent first waits for an assignment: browser up, code loader started. */
   memberReady: 'browserfn.dev/ready-at',
+  /** When a pool member was made, by its controller's clock. */
+  memberCreatedAt: 'browserfn.dev/member-created-at',
   /** When a pool member was claimed for its invocation. */
   claimedAt: 'browserfn.dev/claimed-at',
 } as const;

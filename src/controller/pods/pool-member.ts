@@ -18,11 +18,16 @@ export const POOL_MEMBER_ENV = 'BROWSERFN_POOL_MEMBER';
 
 export const poolLaunchHash = (pool: BrowserPoolObject): string => launchHash(pool.spec.launch ?? {}, pool.spec.resources);
 
-export function poolMemberPod(pool: BrowserPoolObject, settings: PodTemplateSettings, suffix = randomBytes(4).toString('hex')): PodObject {
+/** When the member was made, by the controller's clock (which its age is judged by). */
+export const memberCreatedAt = (pod: PodObject): number => Date.parse(pod.metadata.annotations?.[Annotations.memberCreatedAt] ?? pod.metadata.creationTimestamp ?? '');
+
+export function poolMemberPod(pool: BrowserPoolObject, settings: PodTemplateSettings, now: Date, suffix = randomBytes(4).toString('hex')): PodObject {
   // Idle no longer than maxAge, then serving at most the longest timeout.
   const deadline = (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) + SESSION_TIMEOUT_MAX_SECONDS + POD_GRACE_SECONDS;
   const labels = { [Labels.pool]: pool.metadata.name, [Labels.launchHash]: poolLaunchHash(pool) };
-  return browserPodFor(pool, `${pool.metadata.name}-${suffix}`, pool.spec.launch ?? {}, pool.spec.resources, deadline, settings, [{ name: POOL_MEMBER_ENV, value: '1' }], labels);
+  const pod = browserPodFor(pool, `${pool.metadata.name}-${suffix}`, pool.spec.launch ?? {}, pool.spec.resources, deadline, settings, [{ name: POOL_MEMBER_ENV, value: '1' }], labels);
+  pod.metadata.annotations = { ...pod.metadata.annotations, [Annotations.memberCreatedAt]: now.toISOString() };
+  return pod;
 }
 
 /** Whether a member still waits for an invocation. */

@@ -6,7 +6,8 @@ import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolStatus, ty
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import { launchShapeOf, sameLaunch } from '../../schemas/launch-shape.js';
 import { isoAt } from '../runtime/clock.js';
-import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, poolLaunchHash } from '../pods/pool-member.js';
+import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, memberCreatedAt, poolLaunchHash } from '../pods/pool-member.js';
+import { queuedAt } from '../../functions/invocations.js';
 
 /** Invocations that arrived this recently count as demand: about what a replacement takes to start. */
 export const DEMAND_WINDOW_MS = 10_000;
@@ -21,7 +22,7 @@ export const MAX_POOL_NAME_LENGTH = 54;
 /** What a member reserves when its pool names no memory request. */
 export const DEFAULT_MEMBER_MEMORY = '512Mi';
 
-const ageOf = (pod: PodObject, now: number): number => now - Date.parse(pod.metadata.creationTimestamp ?? '');
+const ageOf = (pod: PodObject, now: number): number => now - memberCreatedAt(pod);
 const isReady = (pod: PodObject): boolean => pod.status?.phase === 'Running' && !!pod.metadata.annotations?.[Annotations.memberReady];
 const maxAgeMs = (pool: BrowserPoolObject): number => (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) * 1000;
 
@@ -49,7 +50,7 @@ export function claimCandidates(inv: InvocationObject, pools: BrowserPoolObject[
       candidates.push(pod);
     }
   }
-  return candidates.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? ''));
+  return candidates.sort((a, b) => memberCreatedAt(a) - memberCreatedAt(b));
 }
 
 /** A member already claimed for `inv` (a claim whose status update was lost): adopted, never claimed twice. */
@@ -84,7 +85,7 @@ export interface PoolPlan {
 export function planPool({ pool, members, invocations, now, room }: PoolObservation): PoolPlan {
   const problem = specProblem(pool);
   const matching = invocations.filter((inv) => poolsFor(inv, [pool]).length > 0);
-  const arrivals = matching.map((inv) => Date.parse(inv.metadata.creationTimestamp ?? '')).filter((t) => !Number.isNaN(t));
+  const arrivals = matching.map((inv) => Date.parse(queuedAt(inv))).filter((t) => !Number.isNaN(t));
   const lastActive = Math.max(Date.parse(pool.status?.lastActiveTime ?? '') || 0, Date.parse(pool.metadata.creationTimestamp ?? '') || 0, ...arrivals);
   const idleMs = (pool.spec.idleSeconds ?? DEFAULT_IDLE_SECONDS) * 1000;
   const active = idleMs === 0 || now - lastActive < idleMs;
@@ -156,7 +157,7 @@ function specProblem(pool: BrowserPoolObject): string | undefined {
   return undefined;
 }
 
-const newestFirst = (a: PodObject, b: PodObject): number => (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? '');
+const newestFirst = (a: PodObject, b: PodObject): number => memberCreatedAt(b) - memberCreatedAt(a);
 const oldestFirst = (a: PodObject, b: PodObject): number => -newestFirst(a, b);
 
 const QUANTITY = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;

@@ -48,7 +48,7 @@ export class BrowserPoolReconciler implements Reconciler {
       log.info({ pool: name, namespace, member: pod.metadata.name, why }, 'removing a pool member');
       await this.deleteIdle(pod);
     }
-    for (let i = 0; i < plan.create; i += 1) await createPodWithToken(cluster, poolMemberPod(pool, this.deps.templates), this.deps.templates.podTokenSecret);
+    for (let i = 0; i < plan.create; i += 1) await createPodWithToken(cluster, poolMemberPod(pool, this.deps.templates, new Date(now)), this.deps.templates.podTokenSecret);
     await this.setStatus(pool, { ...plan.status, observedGeneration: pool.metadata.generation }, plan.ready, now);
     return { requeueAfterMs: plan.recheckAfterMs };
   }

@@ -58,7 +58,9 @@ export class InvocationReconciler implements Reconciler {
     const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).get(namespace, name);
     const active = inv && !inv.metadata.deletionTimestamp && !isTerminal(inv);
     const podName = active ? inv.status?.podName : undefined;
-    const pod = podName ? this.deps.pods.get(namespace, podName) ?? (await cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName)) : undefined;
+    const named = podName ? this.deps.pods.get(namespace, podName) ?? (await cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName)) : undefined;
+    // A pool member the status names but that was never claimed for it (its claim lost a race or was cut short) is no pod of its.
+    const pod = named?.metadata.labels?.[Labels.pool] && named.metadata.labels[Labels.invocationName] !== name ? undefined : named;
     // Read after the pod: a pod reports before it exits, so a terminal pod without a report never sent one.
     const outcome = active ? await cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(name)) : undefined;
     const report = outcome ? readOutcome(outcome) : undefined;
@@ -87,7 +89,8 @@ export class InvocationReconciler implements Reconciler {
 
   private async admit(inv: InvocationObject): Promise<Result | void> {
     const key = invocationKey(inv);
-    if (!this.admitted.has(key)) {
+    // One whose status names a pod holds its slot already (a claim that did not go through is retried).
+    if (!this.admitted.has(key) && !inv.status?.podName) {
       for (const done of this.finished) {
         const [ns, n] = done.split('/');
         const cached = this.deps.invocations.get(ns, n);
@@ -99,30 +102,34 @@ export class InvocationReconciler implements Reconciler {
       this.admitted.add(key);
     }
     const attempt = (inv.status?.attempts ?? 0) + 1;
-    let podName: string;
     try {
-      podName = (await this.claimWarmMember(inv)) ?? (await this.createColdPod(inv, attempt));
+      if (!(await this.claimWarmMember(inv, attempt))) await this.startCold(inv, attempt);
     } catch (err) {
       this.admitted.delete(key);
       throw err;
     }
-    await this.setStatus(inv, { phase: 'PENDING', podName, attempts: attempt });
     return { requeueAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
   }
 
   /**
-   * A ready idle member of a pool that launches the way the invocation asks, claimed with its
-   * resourceVersion so that of two claims (two replicas, a retry) only one wins; undefined when none
-   * is free. A member claimed for it before (the status update after the claim was lost) is reused.
+   * Runs the invocation on a ready idle member of a pool that launches the way it asks. The
+   * invocation names the member first and the member is claimed second, each write guarded by the
+   * object's resourceVersion: of two replicas admitting one invocation only one names a member,
+   * and of two invocations claiming one member only one gets it. A member already claimed for it
+   * (a claim whose status update was lost) is reused. False when no member is free.
    */
-  private async claimWarmMember(inv: InvocationObject): Promise<string | undefined> {
+  private async claimWarmMember(inv: InvocationObject, attempt: number): Promise<boolean> {
     const { pools, pods, cluster, metrics } = this.deps;
-    if (!pools) return undefined;
+    if (!pools) return false;
     const members = pods.list((pod) => pod.metadata.namespace === inv.metadata.namespace && !!pod.metadata.labels?.[Labels.pool]);
     const adopted = existingClaim(inv, members);
-    if (adopted) return adopted.metadata.name;
+    if (adopted) {
+      await this.setStatus(inv, { phase: 'PENDING', podName: adopted.metadata.name, attempts: attempt });
+      return true;
+    }
     const now = this.now();
     for (const member of claimCandidates(inv, pools.list(), members, now)) {
+      await this.setStatus(inv, { phase: 'PENDING', podName: member.metadata.name, attempts: attempt });
       try {
         await cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(member, inv, new Date(now)));
       } catch (err) {
@@ -131,16 +138,16 @@ export class InvocationReconciler implements Reconciler {
         throw err;
       }
       metrics.invocationStarts.labels('warm').inc();
-      return member.metadata.name;
+      return true;
     }
-    return undefined;
+    return false;
   }
 
-  private async createColdPod(inv: InvocationObject, attempt: number): Promise<string> {
+  private async startCold(inv: InvocationObject, attempt: number): Promise<void> {
     const pod = browserPod(inv, attempt, this.deps.templates);
     await createPodWithToken(this.deps.cluster, pod, this.deps.templates.podTokenSecret);
     this.deps.metrics.invocationStarts.labels('cold').inc();
-    return pod.metadata.name;
+    await this.setStatus(inv, { phase: 'PENDING', podName: pod.metadata.name, attempts: attempt });
   }
 
   private async retry(inv: InvocationObject, why: string): Promise<Result> {

@@ -120,7 +120,7 @@ export class InvocationRun {
 
   async execute(): Promise<InvocationReport> {
     void this.prepare();
-    const { layout, api, userStarted, setInput } = this.#prepared!;
+    const { layout, userStarted, setInput } = this.#prepared!;
     const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput);
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
@@ -132,14 +132,14 @@ export class InvocationRun {
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
-    const sessionLogs = await this.#teardown(api);
-    return this.#report(outcome, sessionLogs);
+    return this.#report(outcome, await this.#stopUserCode());
   }
 
   /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
   async discard(): Promise<void> {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
-    if (this.#prepared) await this.#teardown(this.#prepared.api);
+    await this.#stopUserCode();
+    await this.cleanUp();
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -312,17 +312,20 @@ export class InvocationRun {
     });
   }
 
-  /** Stops the user's code first, then the recorder, then the browser. Returns the session log. */
-  async #teardown(api: RuntimeApiServer): Promise<SessionLogEntry[]> {
+  /** Stops the user's code first, then the recorder. Returns the session log. */
+  async #stopUserCode(): Promise<SessionLogEntry[]> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#launchAbort.abort();
     await this.#user?.kill();
     await this.#drainOutput();
     const recorder = await settledValue(this.#recorderStart);
-    const sessionLogs = recorder ? await recorder.stop() : [];
+    return recorder ? await recorder.stop() : [];
+  }
+
+  /** Once the report is out (the outcome does not wait for it): the browser goes, then the runtime API. */
+  async cleanUp(): Promise<void> {
     await (await settledValue(this.#browserLaunch))?.release();
-    await api.close();
-    return sessionLogs;
+    await this.#prepared?.api.close();
   }
 
   async #drainOutput(): Promise<void> {

@@ -1,0 +1,281 @@
+// Warm pool controllers over the real embedded store with a fake clock and no node agent: members
+// are Pod objects this test moves through their states, so claims, races, refills, scaling and
+// ageing are checked exactly and in milliseconds.
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
+import { Kinds, newObject } from '../../src/cluster/objects.js';
+import type { ClusterPort } from '../../src/cluster/port.js';
+import { createLogger } from '../../src/config/logger.js';
+import { Metrics } from '../../src/config/metrics.js';
+import { Informer } from '../../src/controller/runtime/informer.js';
+import { InvocationReconciler } from '../../src/controller/reconcilers/invocation.js';
+import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
+import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
+import { claimedMember } from '../../src/controller/pods/pool-member.js';
+import { DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS, memoryBytes } from '../../src/controller/policies/pool.js';
+import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
+import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
+import type { PodObject } from '../../src/schemas/pod.js';
+import { waitFor } from '../support/service.js';
+
+const NS = 'p';
+const TEMPLATES = { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'x', image: 'browserfn' };
+const log = createLogger('silent');
+
+describe('warm pool controllers with a fake clock (embedded store)', () => {
+  let cluster: ClusterPort;
+  let invocations: Informer<InvocationObject>;
+  let pods: Informer<PodObject>;
+  let pools: Informer<BrowserPoolObject>;
+  let now: number;
+
+  beforeEach(async () => {
+    cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+    invocations = new Informer<InvocationObject>(cluster, Kinds.Invocation, log);
+    pods = new Informer<PodObject>(cluster, Kinds.Pod, log);
+    pools = new Informer<BrowserPoolObject>(cluster, Kinds.BrowserPool, log);
+    for (const informer of [invocations, pods, pools]) informer.start();
+    await Promise.all([invocations.waitForSync(), pods.waitForSync(), pools.waitForSync()]);
+    now = Date.now();
+  });
+
+  afterEach(async () => {
+    await Promise.all([invocations.stop(), pods.stop(), pools.stop()]);
+    await cluster.close();
+  });
+
+  /** One controller replica: its own informers would only lag more, so they share these. */
+  const invocationReconciler = (maxConcurrentInvocations = 10) =>
+    new InvocationReconciler({ cluster, invocations, pods, pools, templates: TEMPLATES, maxConcurrentInvocations, maxRunningInvocationsPerProject: 0, metrics: new Metrics(), log, requeuePending: () => {}, clock: () => now });
+  const poolReconciler = (memoryCapBytes = 0) => new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes, clock: () => now, log });
+
+  async function createPool(spec: Partial<BrowserPoolSpec> = {}, name = 'warm'): Promise<BrowserPoolObject> {
+    const pool = await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).create(newObject<BrowserPoolObject>(Kinds.BrowserPool, { name, namespace: NS }, { spec: { minIdle: 2, maxIdle: 4, ...spec } }));
+    await waitFor('the pool in the cache', async () => pools.get(NS, name));
+    return pool;
+  }
+
+  async function createInvocation(sessionConfig: Record<string, unknown> = {}): Promise<InvocationObject> {
+    const name = randomUUID();
+    const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).create({
+      apiVersion: 'browserfn.dev/v1alpha1',
+      kind: 'Invocation',
+      metadata: { name, namespace: NS, annotations: { 'browserfn.dev/created-at': new Date(now).toISOString() } },
+      spec: { functionName: 'f', functionUid: randomUUID(), versionId: randomUUID(), bundleConfigMap: `artifact-${'a'.repeat(64)}`, params: {}, sessionConfig, timeoutSeconds: 60, sessionId: randomUUID() },
+    } as InvocationObject);
+    await waitFor('the invocation in the cache', async () => invocations.get(NS, name));
+    return inv;
+  }
+
+  const members = (pool = 'warm') => pods.list((pod) => pod.metadata.labels?.[Labels.pool] === pool);
+  const idle = (pool = 'warm') => members(pool).filter((pod) => !pod.metadata.labels?.[Labels.invocationName] && !pod.metadata.deletionTimestamp);
+  const poolStatus = async (name = 'warm') => (await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get(NS, name))!.status!;
+  const podOf = async (inv: InvocationObject) => (await cluster.resource<InvocationObject>(Kinds.Invocation).get(NS, inv.metadata.name))!.status?.podName;
+
+  /** What a member's node agent and agent do: the pod runs, then its agent says it is ready. */
+  async function makeReady(pod: PodObject): Promise<void> {
+    const running = await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...pod, status: { phase: 'Running' } });
+    await cluster.resource<PodObject>(Kinds.Pod).update({ ...running, metadata: { ...running.metadata, annotations: { ...running.metadata.annotations, [Annotations.memberReady]: new Date(now).toISOString() } } });
+  }
+
+  /** Reconciles the pool until its cache shows what it made, then readies its members. */
+  async function fillPool(reconciler: BrowserPoolReconciler, count: number, name = 'warm'): Promise<PodObject[]> {
+    await reconciler.reconcile({ namespace: NS, name });
+    await waitFor(`${count} members in the cache`, async () => (idle(name).length === count ? true : undefined));
+    for (const pod of idle(name)) await makeReady(pod);
+    return waitFor('ready members in the cache', async () => {
+      const ready = idle(name).filter((pod) => pod.metadata.annotations?.[Annotations.memberReady]);
+      return ready.length === count ? ready : undefined;
+    });
+  }
+
+  it('makes minIdle members with their pool\'s launch and resources, and reports them in status', async () => {
+    await createPool({ minIdle: 2, launch: { viewport: { width: 1024, height: 768 } }, resources: { requests: { memory: '1Gi' } } });
+    const reconciler = poolReconciler();
+    const ready = await fillPool(reconciler, 2);
+    for (const pod of ready) {
+      const env = Object.fromEntries(pod.spec.containers[0].env!.map((e) => [e.name, e.value]));
+      assert.equal(env.BROWSERFN_POOL_MEMBER, '1');
+      assert.equal(env.BROWSERFN_VIEWPORT, '1024x768');
+      assert.equal(pod.spec.containers[0].resources?.requests?.memory, '1Gi');
+      assert.equal(pod.metadata.ownerReferences?.[0].kind, 'BrowserPool');
+    }
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    const { ready: readyCount, starting, claimed, desired } = await poolStatus();
+    assert.deepEqual({ readyCount, starting, claimed, desired }, { readyCount: 2, starting: 0, claimed: 0, desired: 2 });
+  });
+
+  it('lets two controllers race for the same members without any member claimed twice', async () => {
+    await createPool({ minIdle: 3, maxIdle: 3 });
+    await fillPool(poolReconciler(), 3);
+    const replicas = [invocationReconciler(), invocationReconciler()];
+    const invs = await Promise.all(Array.from({ length: 8 }, () => createInvocation()));
+    // Each invocation is admitted by both replicas at once, as two operators without a lease would.
+    await Promise.all(invs.flatMap((inv) => replicas.map((replica) => replica.reconcile({ namespace: NS, name: inv.metadata.name }).catch(() => undefined))));
+    const claimedFor = new Map<string, string>();
+    for (const pod of (await cluster.resource<PodObject>(Kinds.Pod).list(NS, { labelSelector: Labels.pool })).items) {
+      const inv = pod.metadata.labels?.[Labels.invocationName];
+      if (inv) claimedFor.set(pod.metadata.name, inv);
+    }
+    assert.equal(claimedFor.size, 3, 'all three members were claimed');
+    assert.equal(new Set(claimedFor.values()).size, 3, 'by three different invocations');
+    for (const inv of invs) {
+      const podName = await podOf(inv);
+      assert.ok(podName, `invocation ${inv.metadata.name} got a pod`);
+      if (claimedFor.has(podName)) assert.equal(claimedFor.get(podName), inv.metadata.name, `${podName} serves the invocation that names it`);
+      else assert.equal(podName, `${inv.metadata.name}-a1`, 'the others start cold');
+    }
+  });
+
+  it('adopts a member claimed before a restart lost the status update, instead of claiming another', async () => {
+    await createPool({ minIdle: 2, maxIdle: 2 });
+    const [first] = await fillPool(poolReconciler(), 2);
+    const inv = await createInvocation();
+    await cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(first, inv, new Date(now)));
+    await waitFor('the claim in the cache', async () => (pods.get(NS, first.metadata.name)?.metadata.labels?.[Labels.invocationName] ? true : undefined));
+    await invocationReconciler().reconcile({ namespace: NS, name: inv.metadata.name });
+    assert.equal(await podOf(inv), first.metadata.name);
+    assert.equal(idle().length, 1, 'the other member is still idle');
+  });
+
+  it('claims only ready members of a pool with the invocation\'s launch, oldest first, and starts others cold', async () => {
+    await createPool({ minIdle: 1, maxIdle: 1, launch: { viewport: { width: 1280, height: 720 } } });
+    const [member] = await fillPool(poolReconciler(), 1);
+    const other = await createInvocation({ browserSettings: { viewport: { width: 800, height: 600 } } });
+    await invocationReconciler().reconcile({ namespace: NS, name: other.metadata.name });
+    assert.equal(await podOf(other), `${other.metadata.name}-a1`, 'another launch starts cold');
+    const matching = await createInvocation({ browserSettings: { viewport: { width: 1280, height: 720 } }, userMetadata: { team: 'x' } });
+    await invocationReconciler().reconcile({ namespace: NS, name: matching.metadata.name });
+    assert.equal(await podOf(matching), member.metadata.name, 'settings that do not change the launch still match');
+  });
+
+  it('refills after a claim, and removes members that ended, aged out or were launched before the pool changed', async () => {
+    await createPool({ minIdle: 2, maxIdle: 2, maxAgeSeconds: 600, idleSeconds: 0 });
+    const reconciler = poolReconciler();
+    const [a, b] = await fillPool(reconciler, 2);
+    const inv = await createInvocation();
+    await invocationReconciler().reconcile({ namespace: NS, name: inv.metadata.name });
+    const claimed = await podOf(inv);
+    assert.ok(claimed === a.metadata.name || claimed === b.metadata.name);
+    await waitFor('the claim in the cache', async () => (idle().length === 1 ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('a replacement', async () => (idle().length === 2 ? true : undefined));
+    assert.equal((await poolStatus()).claimed, 1);
+
+    // One member's browser died (its pod failed); the clock passes the other's age limit.
+    const [survivor, fresh] = idle().sort((x, y) => (x.metadata.creationTimestamp ?? '').localeCompare(y.metadata.creationTimestamp ?? ''));
+    await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...fresh, status: { phase: 'Failed', reason: 'Error' } });
+    await waitFor('the failure in the cache', async () => (pods.get(NS, fresh.metadata.name)?.status?.phase === 'Failed' ? true : undefined));
+    now += 601_000;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('both replaced', async () => {
+      const names = idle().map((pod) => pod.metadata.name);
+      return names.length === 2 && !names.includes(survivor.metadata.name) && !names.includes(fresh.metadata.name) ? true : undefined;
+    });
+
+    // A change of launch replaces every idle member.
+    const pool = (await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get(NS, 'warm'))!;
+    await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).update({ ...pool, spec: { ...pool.spec, launch: { viewport: { width: 1024, height: 768 } } } });
+    const before = idle().map((pod) => pod.metadata.name);
+    await waitFor('the new spec in the cache', async () => (pools.get(NS, 'warm')?.spec.launch ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('members of the new launch', async () => {
+      const current = idle();
+      return current.length === 2 && current.every((pod) => !before.includes(pod.metadata.name)) ? true : undefined;
+    });
+  });
+
+  it('scales with demand up to maxIdle, to zero after idleSeconds, and back when an invocation arrives', async () => {
+    await createPool({ minIdle: 1, maxIdle: 3, idleSeconds: 300 });
+    const reconciler = poolReconciler();
+    await fillPool(reconciler, 1);
+    // Five arrivals in the demand window call for more than minIdle, but no more than maxIdle.
+    const burst = await Promise.all(Array.from({ length: 5 }, () => createInvocation()));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).desired, 3);
+    await waitFor('three members', async () => (idle().length === 3 ? true : undefined));
+
+    // Demand leaves its window: the extra members stay for the scale-down delay, then go.
+    for (const inv of burst) await cluster.resource(Kinds.Invocation).delete(NS, inv.metadata.name);
+    await waitFor('the burst gone from the cache', async () => (invocations.list().length === 0 ? true : undefined));
+    now += DEMAND_WINDOW_MS;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).desired, 1);
+    assert.equal(idle().length, 3, 'young members stay');
+    now += SCALE_DOWN_DELAY_MS;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('back to one member', async () => (idle().length === 1 ? true : undefined));
+
+    now += 300_000;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).desired, 0);
+    assert.equal((await poolStatus()).conditions?.find((c) => c.type === 'Ready')?.reason, 'ScaledToZero');
+    await waitFor('no members', async () => (idle().length === 0 ? true : undefined));
+
+    await createInvocation();
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.ok(((await poolStatus()).desired ?? 0) >= 1, 'an arrival wakes the pool');
+    await waitFor('a member again', async () => (idle().length >= 1 ? true : undefined));
+  });
+
+  it('never adds members past the node\'s memory cap', async () => {
+    await createPool({ minIdle: 3, maxIdle: 3, resources: { requests: { memory: '512Mi' } } });
+    const reconciler = poolReconciler(memoryBytes('1Gi'));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('two members', async () => (idle().length === 2 ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal(idle().length, 2);
+    const ready = (await poolStatus()).conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'NoRoom');
+    assert.match(ready?.message ?? '', /BROWSERFN_WARM_POOL_MEMORY_MB/);
+  });
+
+  it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and deletes the member', async () => {
+    await createPool({ minIdle: 1, maxIdle: 1 });
+    const [member] = await fillPool(poolReconciler(), 1);
+    const inv = await createInvocation();
+    const reconciler = invocationReconciler();
+    await reconciler.reconcile({ namespace: NS, name: inv.metadata.name });
+    assert.equal(await podOf(inv), member.metadata.name);
+    await waitFor('the claim in the cache', async () => (pods.get(NS, member.metadata.name)?.metadata.labels?.[Labels.invocationName] ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: inv.metadata.name });
+    now += (60 + POD_GRACE_SECONDS) * 1000 + 1;
+    await reconciler.reconcile({ namespace: NS, name: inv.metadata.name });
+    const failed = (await cluster.resource<InvocationObject>(Kinds.Invocation).get(NS, inv.metadata.name))!;
+    assert.equal(failed.status?.phase, 'FAILED');
+    assert.equal(failed.status?.cause?.code, 'INTERNAL_ERROR');
+    assert.match(failed.status?.cause?.message ?? '', /never reported/);
+    const gone = await cluster.resource<PodObject>(Kinds.Pod).get(NS, member.metadata.name);
+    assert.ok(!gone || gone.metadata.deletionTimestamp, 'the member is deleted');
+  });
+
+  it('keeps a default pool in namespaces with Functions, following the settings, and leaves pools people made alone', async () => {
+    const functions = new Informer<FunctionObject>(cluster, Kinds.Function, log);
+    functions.start();
+    await functions.waitForSync();
+    try {
+      const settings = { size: 2, maxSize: 4, idleSeconds: 600, maxAgeSeconds: 1800, memoryCapBytes: 0 };
+      const reconcile = (size: number) => new DefaultPoolReconciler({ cluster, functions, settings: { ...settings, size } }).reconcile({ namespace: NS, name: DEFAULT_POOL_NAME });
+      const get = () => cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get(NS, DEFAULT_POOL_NAME);
+      await reconcile(2);
+      assert.equal(await get(), undefined, 'no Functions, no pool');
+      await cluster.resource<FunctionObject>(Kinds.Function).create(newObject<FunctionObject>(Kinds.Function, { name: 'f', namespace: NS }, { spec: { name: 'f' } }));
+      await waitFor('the Function in the cache', async () => (functions.list().length ? true : undefined));
+      await reconcile(2);
+      assert.deepEqual((await get())?.spec, { minIdle: 2, maxIdle: 4, idleSeconds: 600, maxAgeSeconds: 1800 });
+      await reconcile(3);
+      assert.equal((await get())?.spec.minIdle, 3);
+      await reconcile(0);
+      assert.equal(await get(), undefined, 'size 0 turns it off');
+
+      const own = newObject<BrowserPoolObject>(Kinds.BrowserPool, { name: DEFAULT_POOL_NAME, namespace: NS }, { spec: { minIdle: 5, maxIdle: 5 } });
+      await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).create(own);
+      await reconcile(0);
+      assert.equal((await get())?.spec.minIdle, 5);
+      assert.equal((await get())!.metadata.labels?.[DEFAULT_POOL_LABEL], undefined);
+    } finally {
+      await functions.stop();
+    }
+  });
+});

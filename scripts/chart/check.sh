@@ -90,6 +90,13 @@ for values in "${VALUES_FILES[@]}"; do
   renders+=("$name")
 done
 
+# No ClusterRole and no wildcard in any render: rights are namespaced and listed verb by verb.
+for name in "${renders[@]}"; do
+  if grep -nE '^kind: Cluster(Role|RoleBinding)$|^ *(- )?(verbs|resources|apiGroups|resourceNames): .*"\*"' "$WORK/$name.yaml" >"$WORK/wild.out"; then
+    fail "the $name render grants cluster-wide or wildcard rights: $(tr '\n' ' ' <"$WORK/wild.out")"
+  else pass; fi
+done
+
 # --- 4. kubeconform against the server's own schemas and our CRDs'
 server_version="$(kubectl version -o json 2>/dev/null | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).serverVersion.gitVersion))')"
 crds_hash="$(cat "$ROOT"/crds/*.yaml "$HERE/kube-schemas.ts" | sha256sum | cut -c1-16)"
@@ -97,8 +104,8 @@ SCHEMAS="$TOOLS/schemas/$server_version-$crds_hash"
 if [[ ! -f "$SCHEMAS/.complete" ]]; then
   rm -rf "$SCHEMAS" && mkdir -p "$SCHEMAS"
   kubectl get --raw /openapi/v2 >"$WORK/openapi-v2.json" &&
-    (cd "$ROOT" && npx esbuild scripts/chart/kube-schemas.ts --bundle --platform=node --format=esm --packages=external --outfile="$WORK/kube-schemas.mjs" --log-level=warning) &&
-    (cd "$ROOT" && node "$WORK/kube-schemas.mjs" "$WORK/openapi-v2.json" "$ROOT/crds" "$SCHEMAS") && touch "$SCHEMAS/.complete" ||
+    (cd "$ROOT" && npx esbuild scripts/chart/kube-schemas.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/scripts/kube-schemas.mjs --log-level=warning) &&
+    (cd "$ROOT" && node dist/scripts/kube-schemas.mjs "$WORK/openapi-v2.json" "$ROOT/crds" "$SCHEMAS") && touch "$SCHEMAS/.complete" ||
     fail "making the JSON Schemas from the API server's OpenAPI"
 fi
 # The Prometheus Operator's CRDs are not on the test API server: ServiceMonitor is checked by the schema of values only.
@@ -155,6 +162,19 @@ can() {
   got="$(kubectl auth can-i "$@" "${scope[@]}" --as "system:serviceaccount:$sa_ns:$sa" 2>/dev/null)"
   if [[ "$got" == "$want" ]]; then pass; else fail "$sa may $* in ${ns/\*/every namespace}: want $want, got ${got:-an error}"; fi
 }
+# sar NS SA-NAMESPACE SA yes|no VERB GROUP RESOURCE [SUBRESOURCE]: the same question as a SubjectAccessReview,
+# for kinds whose CRD is not on the server yet (kubectl auth can-i cannot name their group then).
+sar() {
+  local ns=$1 sa_ns=$2 sa=$3 want=$4 verb=$5 group=$6 resource=$7 subresource=${8:-} got
+  got="$(kubectl create -o 'jsonpath={.status.allowed}' -f - 2>&1 <<EOF
+{"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+ "spec": {"user": "system:serviceaccount:$sa_ns:$sa", "groups": ["system:serviceaccounts", "system:serviceaccounts:$sa_ns", "system:authenticated"],
+          "resourceAttributes": {"namespace": "$ns", "verb": "$verb", "group": "$group", "resource": "$resource", "subresource": "$subresource"}}}
+EOF
+)"
+  case "$got" in true) got=yes ;; false | "") got=no ;; esac
+  if [[ "$got" == "$want" ]]; then pass; else fail "$sa may $verb $resource${subresource:+/$subresource} in $ns: want $want, got $got"; fi
+}
 OP=bfn-browserfn-operator
 API=bfn-browserfn-api
 # The operator of values-full, in both projects.
@@ -162,19 +182,20 @@ for ns in "$NS_A" "$NS_B"; do
   for verb in get list watch create update delete; do
     can "$ns" "$NS_FULL" $OP yes "$verb" pods
     can "$ns" "$NS_FULL" $OP yes "$verb" configmaps
-    can "$ns" "$NS_FULL" $OP yes "$verb" browserpools.browserfn.dev
+    sar "$ns" "$NS_FULL" $OP yes "$verb" browserfn.dev browserpools
   done
-  for verb in get list watch create update; do can "$ns" "$NS_FULL" $OP yes "$verb" functions.browserfn.dev; done
-  for verb in get list watch create delete; do can "$ns" "$NS_FULL" $OP yes "$verb" builds.browserfn.dev; done
-  for verb in get list watch delete; do can "$ns" "$NS_FULL" $OP yes "$verb" invocations.browserfn.dev; done
-  for kind in functions builds invocations browserpools; do can "$ns" "$NS_FULL" $OP yes update "$kind.browserfn.dev" --subresource status; done
+  for verb in get list watch create update; do can "$ns" "$NS_FULL" $OP yes "$verb" functions.v1alpha1.browserfn.dev; done
+  for verb in get list watch create delete; do can "$ns" "$NS_FULL" $OP yes "$verb" builds.v1alpha1.browserfn.dev; done
+  for verb in get list watch delete; do can "$ns" "$NS_FULL" $OP yes "$verb" invocations.v1alpha1.browserfn.dev; done
+  for kind in functions builds invocations; do can "$ns" "$NS_FULL" $OP yes update "$kind.v1alpha1.browserfn.dev" --subresource status; done
+  sar "$ns" "$NS_FULL" $OP yes update browserfn.dev browserpools status
   for verb in get create update; do can "$ns" "$NS_FULL" $OP yes "$verb" secrets; done
   for verb in list watch delete; do can "$ns" "$NS_FULL" $OP no "$verb" secrets; done
-  can "$ns" "$NS_FULL" $OP no create invocations.browserfn.dev
-  can "$ns" "$NS_FULL" $OP no update builds.browserfn.dev
-  can "$ns" "$NS_FULL" $OP no delete functions.browserfn.dev
+  can "$ns" "$NS_FULL" $OP no create invocations.v1alpha1.browserfn.dev
+  can "$ns" "$NS_FULL" $OP no update builds.v1alpha1.browserfn.dev
+  can "$ns" "$NS_FULL" $OP no delete functions.v1alpha1.browserfn.dev
   can "$ns" "$NS_FULL" $OP no patch pods
-  can "$ns" "$NS_FULL" $OP no create pods/exec
+  can "$ns" "$NS_FULL" $OP no create pods --subresource exec
   can "$ns" "$NS_FULL" $OP no '*' '*'
 done
 can "$NS_FULL" "$NS_FULL" $OP yes create leases.coordination.k8s.io
@@ -184,9 +205,9 @@ can "$NS_FULL" "$NS_FULL" $OP no update leases.coordination.k8s.io/another-lease
 can "$NS_A" "$NS_FULL" $OP no create leases.coordination.k8s.io
 # The API of values-full, in both projects.
 for ns in "$NS_A" "$NS_B"; do
-  for verb in get list update; do can "$ns" "$NS_FULL" $API yes "$verb" functions.browserfn.dev; done
-  for verb in get list create delete; do can "$ns" "$NS_FULL" $API yes "$verb" builds.browserfn.dev; done
-  for verb in get list create; do can "$ns" "$NS_FULL" $API yes "$verb" invocations.browserfn.dev; done
+  for verb in get list update; do can "$ns" "$NS_FULL" $API yes "$verb" functions.v1alpha1.browserfn.dev; done
+  for verb in get list create delete; do can "$ns" "$NS_FULL" $API yes "$verb" builds.v1alpha1.browserfn.dev; done
+  for verb in get list create; do can "$ns" "$NS_FULL" $API yes "$verb" invocations.v1alpha1.browserfn.dev; done
   for verb in get list create update delete; do
     can "$ns" "$NS_FULL" $API yes "$verb" configmaps
     can "$ns" "$NS_FULL" $API yes "$verb" secrets
@@ -194,10 +215,10 @@ for ns in "$NS_A" "$NS_B"; do
   can "$ns" "$NS_FULL" $API yes get pods
   for verb in list watch create update delete; do can "$ns" "$NS_FULL" $API no "$verb" pods; done
   can "$ns" "$NS_FULL" $API no watch secrets
-  can "$ns" "$NS_FULL" $API no delete functions.browserfn.dev
-  can "$ns" "$NS_FULL" $API no delete invocations.browserfn.dev
-  can "$ns" "$NS_FULL" $API no update invocations.browserfn.dev --subresource status
-  can "$ns" "$NS_FULL" $API no get browserpools.browserfn.dev
+  can "$ns" "$NS_FULL" $API no delete functions.v1alpha1.browserfn.dev
+  can "$ns" "$NS_FULL" $API no delete invocations.v1alpha1.browserfn.dev
+  can "$ns" "$NS_FULL" $API no update invocations.v1alpha1.browserfn.dev --subresource status
+  sar "$ns" "$NS_FULL" $API no get browserfn.dev browserpools
   can "$ns" "$NS_FULL" $API no '*' '*'
 done
 can "$NS_FULL" "$NS_FULL" $API no get leases.coordination.k8s.io
@@ -208,12 +229,12 @@ for sa in $OP $API; do
     can "$ns" "$NS_FULL" $sa no list secrets
     can "$ns" "$NS_FULL" $sa no get pods
     can "$ns" "$NS_FULL" $sa no list configmaps
-    can "$ns" "$NS_FULL" $sa no list functions.browserfn.dev
+    can "$ns" "$NS_FULL" $sa no list functions.v1alpha1.browserfn.dev
   done
   can "*" "$NS_FULL" $sa no list secrets
   can "*" "$NS_FULL" $sa no list pods
   can "*" "$NS_FULL" $sa no watch configmaps
-  can "*" "$NS_FULL" $sa no list functions.browserfn.dev
+  can "*" "$NS_FULL" $sa no list functions.v1alpha1.browserfn.dev
   can "*" "$NS_FULL" $sa no '*' '*'
   can "*" "$NS_FULL" $sa no list namespaces
   can "*" "$NS_FULL" $sa no create clusterroles.rbac.authorization.k8s.io

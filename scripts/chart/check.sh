@@ -212,8 +212,8 @@ for ns in "$NS_A" "$NS_B"; do
     can "$ns" "$NS_FULL" $API yes "$verb" configmaps
     can "$ns" "$NS_FULL" $API yes "$verb" secrets
   done
-  can "$ns" "$NS_FULL" $API yes get pods
-  for verb in list watch create update delete; do can "$ns" "$NS_FULL" $API no "$verb" pods; done
+  for verb in get update watch; do can "$ns" "$NS_FULL" $API yes "$verb" pods; done
+  for verb in list create delete patch; do can "$ns" "$NS_FULL" $API no "$verb" pods; done
   can "$ns" "$NS_FULL" $API no watch secrets
   can "$ns" "$NS_FULL" $API no delete functions.v1alpha1.browserfn.dev
   can "$ns" "$NS_FULL" $API no delete invocations.v1alpha1.browserfn.dev

@@ -151,7 +151,16 @@ kubectl create namespace "$NS_A" >/dev/null
 run "server-side dry-run: values-full render" sh -c "'$HELM' template bfn '$CHART' -n '$NS_FULL' $(printf "'%s' " "${FULL_ARGS[@]}") | '$KUBECTL_BIN' --cache-dir '$KUBECTL_CACHE' apply --dry-run=server -f -"
 kubectl delete namespace "$NS_A" --wait=true --timeout=60s >/dev/null 2>&1
 
-run "helm install (default values)" "$HELM" install bfn "$CHART" -n "$NS_DEFAULT"
+# NOTES.txt tells how to read the key, reach the API, publish and invoke.
+if notes="$("$HELM" install bfn "$CHART" -n "$NS_DEFAULT" 2>&1)"; then
+  for step in "get secret bfn-browserfn-api-keys -o jsonpath='{.data.BROWSERFN_API_KEYS}'" "port-forward svc/bfn-browserfn-api 3000:80" \
+    "export BROWSERFN_API_KEY=" "npx browserfn publish fn/index.ts" "npx browserfn invoke <functionId>"; do
+    if [[ "$notes" == *"$step"* ]]; then pass; else fail "helm install's NOTES do not say \"$step\""; fi
+  done
+else
+  fail "helm install (default values)"
+  echo "$notes" | tail -n 20 >&2
+fi
 run "helm install (values-full)" "$HELM" install bfn "$CHART" -n "$NS_FULL" "${FULL_ARGS[@]}"
 
 # can NS SA-NAMESPACE SA yes|no VERB RESOURCE [kubectl flags]: one `kubectl auth can-i --as`.

@@ -101,11 +101,12 @@ done
 server_version="$(kubectl version -o json 2>/dev/null | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).serverVersion.gitVersion))')"
 crds_hash="$(cat "$ROOT"/crds/*.yaml "$HERE/kube-schemas.ts" | sha256sum | cut -c1-16)"
 SCHEMAS="$TOOLS/schemas/$server_version-$crds_hash"
-if [[ ! -f "$SCHEMAS/.complete" ]]; then
-  rm -rf "$SCHEMAS" && mkdir -p "$SCHEMAS"
+if [[ ! -d "$SCHEMAS" ]]; then
+  # Made aside and renamed into place: checks of other checkouts may read the same folder.
   kubectl get --raw /openapi/v2 >"$WORK/openapi-v2.json" &&
     (cd "$ROOT" && npx esbuild scripts/chart/kube-schemas.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/scripts/kube-schemas.mjs --log-level=warning) &&
-    (cd "$ROOT" && node dist/scripts/kube-schemas.mjs "$WORK/openapi-v2.json" "$ROOT/crds" "$SCHEMAS") && touch "$SCHEMAS/.complete" ||
+    (cd "$ROOT" && node dist/scripts/kube-schemas.mjs "$WORK/openapi-v2.json" "$ROOT/crds" "$WORK/schemas") &&
+    { mkdir -p "$(dirname "$SCHEMAS")" && mv -T "$WORK/schemas" "$SCHEMAS" 2>/dev/null || [[ -d "$SCHEMAS" ]]; } ||
     fail "making the JSON Schemas from the API server's OpenAPI"
 fi
 # The Prometheus Operator's CRDs are not on the test API server: ServiceMonitor is checked by the schema of values only.

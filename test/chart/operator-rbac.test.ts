@@ -1,0 +1,149 @@
+// The operator's controllers holding only the chart's rights, on the real API server: the chart's
+// ServiceAccount and Roles (rendered by helm, applied for real), a token of that ServiceAccount,
+// and the operator's own controller manager watching the chart's project namespaces
+// (BROWSERFN_WATCH_NAMESPACES). It takes the Lease, syncs every informer, and builds a hand-written
+// Function: a Build, its archive, its pod and the pod's token Secret, all made under the Roles. A
+// cluster-wide list, or a Secret list in a project, is refused. Needs helm (scripts/chart/build.sh).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { openKubeCluster } from '../../src/cluster/kube/index.js';
+import { Kinds, newObject } from '../../src/cluster/objects.js';
+import { ClusterError, type ClusterPort } from '../../src/cluster/port.js';
+import { createLogger } from '../../src/config/logger.js';
+import { Metrics } from '../../src/config/metrics.js';
+import { openArtifactStore } from '../../src/artifacts/open.js';
+import type { ArtifactStore } from '../../src/artifacts/port.js';
+import { createControllerManager } from '../../src/controller/setup.js';
+import type { Manager } from '../../src/controller/runtime/manager.js';
+import { systemClock } from '../../src/controller/runtime/clock.js';
+import { Labels, Roles, type BuildObject, type FunctionObject } from '../../src/schemas/resources.js';
+import type { PodObject } from '../../src/schemas/pod.js';
+import { controlPlaneUnavailable, ensureControlPlane, kubectl, repoRoot } from '../support/controlplane.js';
+import { waitFor } from '../support/service.js';
+
+const ROOT = repoRoot();
+const HELM = join(process.env.BROWSERFN_CHART_TOOLS_DIR ?? join(ROOT, '.cache', 'chart-tools'), 'bin', 'helm');
+const RELEASE = 'bfn';
+const OPERATOR_SA = `${RELEASE}-browserfn-operator`;
+
+/** Why helm cannot be had here (build.sh exits 3 without Go and without a helm built before), or undefined. */
+function helmUnavailable(): string | undefined {
+  const built = spawnSync('bash', [join(ROOT, 'scripts', 'chart', 'build.sh')], { encoding: 'utf8' });
+  if (built.status === 3) return built.stderr.trim() || 'Go is not installed and helm was not built before';
+  if (built.status !== 0) throw new Error(`scripts/chart/build.sh failed:\n${built.stdout}\n${built.stderr}`);
+  return undefined;
+}
+
+async function must(args: string[], stdin?: string): Promise<string> {
+  const { code, stdout, stderr } = await kubectl(args, stdin);
+  assert.equal(code, 0, `kubectl ${args.join(' ')}: ${stderr}`);
+  return stdout;
+}
+
+const unavailable = controlPlaneUnavailable();
+
+(unavailable ? describe.skip : describe)(`operator under the chart's RBAC${unavailable ? ` — SKIPPED: ${unavailable}` : ''}`, function () {
+  this.timeout(120_000);
+  const id = `rb${randomBytes(3).toString('hex')}`;
+  const [release, projectA, projectB, other] = ['rel', 'team-a', 'team-b', 'other'].map((name) => `${id}-${name}`);
+  const dir = mkdtempSync(join(tmpdir(), 'bfn-operator-rbac-'));
+  let cluster: ClusterPort | undefined;
+  let artifacts: ArtifactStore | undefined;
+  let manager: Manager | undefined;
+
+  before(async function () {
+    // Cold builds of the control plane and of helm take minutes.
+    this.timeout(60 * 60_000);
+    const plane = await ensureControlPlane();
+    if (plane.state !== 'ready') throw new Error(`the test control plane is not available: ${plane.reason}`);
+    const noHelm = helmUnavailable();
+    if (noHelm) {
+      console.warn(`SKIPPING the operator RBAC test: ${noHelm}`);
+      this.skip();
+    }
+    for (const ns of [release, projectA, projectB, other]) await must(['create', 'namespace', ns]);
+    const rendered = spawnSync(HELM, ['template', RELEASE, join(ROOT, 'charts', 'browserfn'), '-n', release, '--set-json', `projects=${JSON.stringify([{ namespace: projectA }, { namespace: projectB }])}`], { encoding: 'utf8' });
+    assert.equal(rendered.status, 0, rendered.stderr);
+    await must(['apply', '-f', '-'], rendered.stdout);
+    // A token of the operator's ServiceAccount, in place of the admin's in a copy of the kubeconfig.
+    const token = (await must(['-n', release, 'create', 'token', OPERATOR_SA, '--duration', '1h'])).trim();
+    const kubeconfig = parse(readFileSync(plane.kubeconfigPath, 'utf8')) as { users: { user: Record<string, unknown> }[] };
+    kubeconfig.users[0].user = { token };
+    writeFileSync(join(dir, 'kubeconfig'), stringify(kubeconfig), { mode: 0o600 });
+    cluster = await openKubeCluster({ kubeconfigPath: join(dir, 'kubeconfig') });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await manager?.stop();
+    await cluster?.close();
+    await artifacts?.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (!unavailable) for (const ns of [release, projectA, projectB, other]) await kubectl(['delete', 'namespace', ns, '--wait=false', '--ignore-not-found']);
+  });
+
+  it('takes the Lease, syncs its informers in the project namespaces, and builds a Function there with the Roles alone', async () => {
+    artifacts = await openArtifactStore({ kind: 'filesystem', dir: join(dir, 'artifacts') });
+    const log = createLogger('silent');
+    manager = createControllerManager({
+      cluster: cluster!,
+      templates: { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'test-signing-secret', image: 'browserfn:test', chromiumSidecar: true },
+      maxConcurrentInvocations: 1,
+      maxRunningInvocationsPerProject: 0,
+      maxConcurrentBuilds: 1,
+      metrics: new Metrics(),
+      log,
+      namespaces: [projectA, projectB],
+      leaderElection: { namespace: release, name: 'browserfn-controllers', identity: `test-${id}` },
+      retention: { archive: { store: artifacts, retentionMs: 86_400_000, now: systemClock }, finishedTtlMs: 3_600_000, keepVersions: 10, sweepIntervalMs: 3_600_000, clock: systemClock },
+    });
+    let lost = false;
+    // Resolves once the Lease is held and every informer has listed and watched both projects.
+    await Promise.race([
+      manager.start(() => (lost = true)),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the controllers did not start within 30 s: an informer or the Lease is refused (see the RBAC)')), 30_000).unref()),
+    ]);
+    assert.equal(manager.isLeader, true);
+    const lease = JSON.parse(await must(['-n', release, 'get', 'lease', 'browserfn-controllers', '-o', 'json'])) as { spec: { holderIdentity: string } };
+    assert.equal(lease.spec.holderIdentity, `test-${id}`);
+
+    const fn = newObject<FunctionObject>(Kinds.Function, { name: 'page-title', namespace: projectA }, { spec: { name: 'page-title', source: { inline: "import { defineFn } from 'browserfn';\ndefineFn('page-title', async () => ({ ok: true }));\n" } } });
+    await must(['apply', '-f', '-'], JSON.stringify(fn));
+    const admin = await openKubeCluster({ kubeconfigPath: join(ROOT, '.cache', 'controlplane', 'kubeconfig') });
+    try {
+      const build = await waitFor('the Build of the hand-written Function, started', async () => {
+        const { items } = await admin.resource<BuildObject>(Kinds.Build).list(projectA);
+        return items.find((b) => b.status?.phase === 'RUNNING');
+      });
+      const pods = await admin.resource<PodObject>(Kinds.Pod).list(projectA, { labelSelector: `${Labels.buildName}=${build.metadata.name}` });
+      assert.equal(pods.items.length, 1, 'one build pod');
+      assert.equal(pods.items[0].metadata.labels?.[Labels.role], Roles.buildPod);
+      assert.equal(pods.items[0].spec.automountServiceAccountToken, false);
+      const token = await admin.resource(Kinds.Secret).get(projectA, `${pods.items[0].metadata.name}-token`);
+      assert.ok(token, "the build pod's token Secret");
+      const archive = await admin.resource(Kinds.ConfigMap).get(projectA, build.spec.archiveConfigMap);
+      assert.ok(archive, 'the uploaded source, stored as an artifact');
+    } finally {
+      await admin.close();
+    }
+    assert.equal(lost, false, 'the Lease was kept');
+  });
+
+  it('is refused what the chart does not grant: lists across the cluster, Secrets in a project, anything elsewhere', async () => {
+    const refused = async (what: string, call: () => Promise<unknown>): Promise<void> => {
+      await assert.rejects(call, (err: unknown) => err instanceof ClusterError && err.code === 403, `${what} should be refused (403)`);
+    };
+    await refused('pods across the cluster', () => cluster!.resource(Kinds.Pod).list(undefined));
+    await refused('configmaps across the cluster', () => cluster!.resource(Kinds.ConfigMap).list(undefined));
+    await refused('functions across the cluster', () => cluster!.resource(Kinds.Function).list(undefined));
+    await refused('secrets in a project', () => cluster!.resource(Kinds.Secret).list(projectA));
+    await refused('a configmap outside the projects', () => cluster!.resource(Kinds.ConfigMap).get(other, 'kube-root-ca.crt'));
+    await refused('pods in kube-system', () => cluster!.resource(Kinds.Pod).list('kube-system'));
+    await refused('the release namespace, which is no project', () => cluster!.resource(Kinds.ConfigMap).list(release));
+  });
+});

@@ -165,16 +165,36 @@ fi
 run "helm install (values-full)" "$HELM" install bfn "$CHART" -n "$NS_FULL" "${FULL_ARGS[@]}"
 
 # can NS SA-NAMESPACE SA yes|no VERB RESOURCE [kubectl flags]: one `kubectl auth can-i --as`.
-can() {
-  local ns=$1 sa_ns=$2 sa=$3 want=$4 got
+# Each question runs as a background job (a few at a time); answers() waits and counts them.
+mkdir -p "$WORK/answers"
+asked=0
+ask() {
+  asked=$((asked + 1))
+  "$@" >"$WORK/answers/$asked" &
+  while (($(jobs -rp | wc -l) >= 6)); do wait -n; done
+}
+answers() {
+  wait
+  local file line
+  for file in "$WORK"/answers/*; do
+    [[ -f "$file" ]] || continue
+    line="$(cat "$file")"
+    if [[ "$line" == pass ]]; then pass; else fail "$line"; fi
+    rm -f "$file"
+  done
+}
+can() { ask can_now "$@"; }
+can_now() {
+  local ns=$1 sa_ns=$2 sa=$3 want=$4 got scope
   shift 4
   if [[ "$ns" == "*" ]]; then scope=(--all-namespaces); else scope=(-n "$ns"); fi
   got="$(kubectl auth can-i "$@" "${scope[@]}" --as "system:serviceaccount:$sa_ns:$sa" 2>/dev/null)"
-  if [[ "$got" == "$want" ]]; then pass; else fail "$sa may $* in ${ns/\*/every namespace}: want $want, got ${got:-an error}"; fi
+  if [[ "$got" == "$want" ]]; then echo pass; else echo "$sa may $* in ${ns/\*/every namespace}: want $want, got ${got:-an error}"; fi
 }
 # sar NS SA-NAMESPACE SA yes|no VERB GROUP RESOURCE [SUBRESOURCE]: the same question as a SubjectAccessReview,
 # for kinds whose CRD is not on the server yet (kubectl auth can-i cannot name their group then).
-sar() {
+sar() { ask sar_now "$@"; }
+sar_now() {
   local ns=$1 sa_ns=$2 sa=$3 want=$4 verb=$5 group=$6 resource=$7 subresource=${8:-} got
   got="$(kubectl create -o 'jsonpath={.status.allowed}' -f - 2>&1 <<EOF
 {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
@@ -183,7 +203,7 @@ sar() {
 EOF
 )"
   case "$got" in true) got=yes ;; false | "") got=no ;; esac
-  if [[ "$got" == "$want" ]]; then pass; else fail "$sa may $verb $resource${subresource:+/$subresource} in $ns: want $want, got $got"; fi
+  if [[ "$got" == "$want" ]]; then echo pass; else echo "$sa may $verb $resource${subresource:+/$subresource} in $ns: want $want, got $got"; fi
 }
 OP=bfn-browserfn-operator
 API=bfn-browserfn-api
@@ -257,6 +277,8 @@ can "$NS_OTHER" "$NS_DEFAULT" $API no get secrets
 can "$NS_FULL" "$NS_DEFAULT" $OP no list pods
 can "*" "$NS_DEFAULT" $OP no list pods
 
+answers
+
 # Generated once: an upgrade that adds a project keeps the keys and the pod-token secret, and makes one key more.
 secret_value() { kubectl -n "$NS_DEFAULT" get secret "$1" -o "jsonpath={.data.$2}" | base64 -d; }
 keys_before="$(secret_value bfn-browserfn-api-keys BROWSERFN_API_KEYS)"
@@ -271,6 +293,7 @@ else
   fail "helm upgrade did not keep the generated secrets: keys '$keys_before' -> '$keys_after', pod-token kept: $([[ "$token_after" == "$token_before" ]] && echo yes || echo no)"
 fi
 can "$RUN_ID-added" "$NS_DEFAULT" $API yes create secrets
+answers
 
 say "$passed passed, $failed failed ($((SECONDS - started)) s)"
 ((failed == 0))

@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.installed
 
-.PHONY: run test imports bench soak build deps crds control-plane control-plane-stop s3 s3-stop clean
+.PHONY: run test imports bench soak build deps crds manifests chart-check control-plane control-plane-stop s3 s3-stop clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -24,7 +24,7 @@ run: build
 test: build imports
 	@bash scripts/controlplane/start.sh || echo "make test: the test control plane did not start; the Kubernetes suites will say why"
 	@bash scripts/s3/start.sh || echo "make test: the test S3 server did not start; the S3 suites will say why"
-	@status=0; npx mocha || status=$$?; bash scripts/s3/stop.sh || true; bash scripts/controlplane/stop.sh || true; exit $$status
+	@status=0; bash scripts/chart/check.sh || status=$$?; npx mocha || status=$$?; bash scripts/s3/stop.sh || true; bash scripts/controlplane/stop.sh || true; exit $$status
 
 # The import rules of docs/architecture.md, checked by dependency-cruiser (.dependency-cruiser.cjs).
 imports: deps
@@ -38,10 +38,22 @@ bench: build
 soak: build
 	node dist/bench/soak.js $(ARGS)
 
-# Regenerates crds/*.yaml from the JSON Schemas in src/schemas (a test checks they match).
+# Regenerates crds/*.yaml from the JSON Schemas in src/schemas (a test checks they match), and the
+# chart's copy in charts/browserfn/crds (make chart-check fails when it differs).
 crds: deps
 	npx esbuild scripts/generate-crds.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/scripts/generate-crds.mjs --log-level=warning
 	node dist/scripts/generate-crds.mjs
+	node dist/scripts/generate-crds.mjs charts/browserfn/crds
+
+# Renders deploy/manifests/ from the chart's default values (helm built by scripts/chart/build.sh).
+manifests:
+	bash scripts/chart/manifests.sh
+
+# The chart checked on the test control plane (scripts/chart/check.sh: lint, render, kubeconform,
+# bad values, dry-run, install and `kubectl auth can-i` of each ServiceAccount); make test runs it too.
+chart-check: deps
+	@bash scripts/controlplane/start.sh
+	bash scripts/chart/check.sh
 
 control-plane:
 	bash scripts/controlplane/start.sh

@@ -98,6 +98,8 @@ export interface Settings {
   artifactStore: ArtifactStoreSettings;
   retention: RetentionSettings;
   warmPool: WarmPoolSettings;
+  /** The namespaces (projects) the controllers watch (BROWSERFN_WATCH_NAMESPACES); unset: every namespace. */
+  watchNamespaces?: string[];
 }
 
 export interface SettingsInput {
@@ -164,6 +166,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
       buildPods: { ...pick(env, (name) => BUILD_POD_VARIABLES.includes(name)), BROWSERFN_MAX_ARTIFACT_BYTES: String(maxArtifactBytes) },
     },
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
+    watchNamespaces: namespaceList(env.BROWSERFN_WATCH_NAMESPACES),
     artifactStore: artifactStoreFrom(env, dataDir),
     retention: {
       finishedTtlSeconds: intFrom(env.BROWSERFN_FINISHED_TTL_SECONDS, 'BROWSERFN_FINISHED_TTL_SECONDS', 3600, 0, 10 * 365 * 86400),
@@ -218,6 +221,14 @@ function readOrCreateSecret(path: string, prefix = ''): string {
   const value = prefix + randomBytes(24).toString('base64url');
   writeFileSync(path, value + '\n', { mode: 0o600 });
   return value;
+}
+
+function namespaceList(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const names = [...new Set(raw.split(',').map((name) => name.trim()))];
+  const bad = names.find((name) => !isProjectName(name));
+  if (bad !== undefined) throw new Error(`BROWSERFN_WATCH_NAMESPACES must be namespace names separated by commas, got "${bad.slice(0, 64)}"`);
+  return names;
 }
 
 export function isProjectName(name: string): boolean {

@@ -28,13 +28,15 @@ export interface ControllerSettings {
   metrics: Metrics;
   log: Logger;
   leaderElection?: LeaderElectionOptions;
+  /** The project namespaces the controllers watch; unset: every namespace. */
+  namespaces?: readonly string[];
   retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'metrics' | 'onQueueDepth'>;
   warmPool: WarmPoolSettings;
 }
 
 export function createControllerManager(settings: ControllerSettings): Manager {
   const { cluster, metrics, log } = settings;
-  const manager = new Manager(cluster, log, settings.leaderElection);
+  const manager = new Manager(cluster, log, settings.leaderElection, settings.namespaces);
   const functions = manager.informerFor<FunctionObject>(Kinds.Function);
   const builds = manager.informerFor<BuildObject>(Kinds.Build);
   const invocations = manager.informerFor<InvocationObject>(Kinds.Invocation);

@@ -154,6 +154,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         },
         metrics,
         log,
+        namespaces: settings.watchNamespaces,
         leaderElection: options.leaseNamespace
           ? { namespace: options.leaseNamespace, name: 'browserfn-controllers', identity: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` }
           : undefined,

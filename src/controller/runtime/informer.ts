@@ -1,6 +1,7 @@
 // A shared informer: lists a kind once, then watches from the list's resourceVersion, keeping a
 // local cache and telling handlers about every change. Any watch error restarts it with backoff
-// (a GoneError relists), so the cache converges whatever the backend does.
+// (a GoneError relists), so the cache converges whatever the backend does. Scoped to namespaces,
+// it lists and watches each of them (one cache), so it needs rights in those namespaces only.
 import type { KubeObject, ResourceType } from '../../cluster/objects.js';
 import type { ClusterPort, Watch } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
@@ -17,10 +18,12 @@ export const objectKey = (obj: KubeObject): string =>
 export class Informer<T extends KubeObject = KubeObject> {
   private readonly cache = new Map<string, T>();
   private readonly handlers: InformerHandlers<T>[] = [];
-  private watch?: Watch;
+  private watches: Watch[] = [];
   private stopped = false;
   private synced = false;
   private failures = 0;
+  /** Bumped by each restart, so a run overtaken by one (a watch of another namespace failed) opens nothing more. */
+  private generation = 0;
   private restartTimer?: NodeJS.Timeout;
   private syncWaiters: (() => void)[] = [];
 
@@ -28,8 +31,13 @@ export class Informer<T extends KubeObject = KubeObject> {
     private readonly cluster: ClusterPort,
     readonly type: ResourceType,
     private readonly log: Logger,
-    private readonly options: { namespace?: string; labelSelector?: string } = {},
+    private readonly options: { namespace?: string; namespaces?: readonly string[]; labelSelector?: string } = {},
   ) {}
+
+  /** undefined: every namespace (one request across the cluster). */
+  private get scopes(): (string | undefined)[] {
+    return this.options.namespaces ? [...this.options.namespaces] : [this.options.namespace];
+  }
 
   addHandlers(handlers: InformerHandlers<T>): void {
     this.handlers.push(handlers);
@@ -59,27 +67,40 @@ export class Informer<T extends KubeObject = KubeObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.restartTimer);
-    await this.watch?.stop();
+    await this.stopWatches();
+  }
+
+  private async stopWatches(): Promise<void> {
+    await Promise.all(this.watches.splice(0).map((w) => w.stop()));
   }
 
   private async run(): Promise<void> {
     if (this.stopped) return;
+    const generation = this.generation;
+    const overtaken = (): boolean => this.stopped || generation !== this.generation;
     try {
       const client = this.cluster.resource<T>(this.type);
-      const listed = await client.list(this.options.namespace, { labelSelector: this.options.labelSelector });
-      this.replace(listed.items);
-      if (this.stopped) return;
-      this.watch = await client.watch(
-        this.options.namespace,
-        { resourceVersion: listed.resourceVersion, labelSelector: this.options.labelSelector },
-        (event) => {
-          this.failures = 0;
-          if (event.type === 'BOOKMARK') return;
-          if (event.type === 'DELETED') this.remove(event.object);
-          else this.upsert(event.object);
-        },
-        (err) => this.restart(err),
-      );
+      const { labelSelector } = this.options;
+      const scopes = this.scopes;
+      const listed = await Promise.all(scopes.map((namespace) => client.list(namespace, { labelSelector })));
+      this.replace(listed.flatMap((list) => list.items));
+      for (const [index, namespace] of scopes.entries()) {
+        if (overtaken()) return;
+        const watch = await client.watch(
+          namespace,
+          { resourceVersion: listed[index].resourceVersion, labelSelector },
+          (event) => {
+            this.failures = 0;
+            if (event.type === 'BOOKMARK') return;
+            if (event.type === 'DELETED') this.remove(event.object);
+            else this.upsert(event.object);
+          },
+          (err) => this.restart(err),
+        );
+        // stop() or a restart ran while this watch was being opened.
+        if (overtaken()) return void (await watch.stop());
+        this.watches.push(watch);
+      }
       this.markSynced();
     } catch (err) {
       this.restart(err as Error);
@@ -88,11 +109,11 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private restart(err: Error): void {
     if (this.stopped) return;
+    this.generation += 1;
     this.failures += 1;
     const delay = Math.min(30_000, 200 * 2 ** Math.min(this.failures - 1, 8));
     this.log.warn({ kind: this.type.kind, err: err.message, retryInMs: delay }, 'informer watch ended; restarting');
-    void this.watch?.stop();
-    this.watch = undefined;
+    void this.stopWatches();
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => void this.run(), delay);
     this.restartTimer.unref();

@@ -18,6 +18,8 @@ export class Manager {
     readonly cluster: ClusterPort,
     private readonly log: Logger,
     private readonly leaderElection?: LeaderElectionOptions,
+    /** Watch only these namespaces (the projects), so the operator needs no cluster-wide rights; unset: all. */
+    private readonly namespaces?: readonly string[],
   ) {}
 
   /** One informer per kind, shared by every controller that needs it. */
@@ -25,7 +27,7 @@ export class Manager {
     const key = `${type.group}/${type.kind}`;
     let informer = this.informers.get(key);
     if (!informer) {
-      informer = new Informer(this.cluster, type, this.log);
+      informer = new Informer(this.cluster, type, this.log, { namespaces: this.namespaces });
       this.informers.set(key, informer);
     }
     return informer as unknown as Informer<T>;

@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.installed
 
-.PHONY: run test imports bench soak build deps crds manifests chart-check control-plane control-plane-stop s3 s3-stop clean
+.PHONY: run test imports bench soak build deps crds manifests chart-check control-plane control-plane-stop s3 s3-stop image clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -67,6 +67,12 @@ s3:
 
 s3-stop:
 	bash scripts/s3/stop.sh
+
+# The image of deploy/Dockerfile without a Docker daemon: .cache/image/browserfn-<version>.oci.tar
+# (docs/image.md). Debian's mmdebstrap, umoci, skopeo and crun are installed when missing.
+image: build
+	@bash scripts/image/ensure-tools.sh
+	bash scripts/image/build.sh
 
 clean:
 	rm -rf dist

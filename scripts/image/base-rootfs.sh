@@ -20,8 +20,9 @@ echo "browserfn image: building the Debian base layer ($packages); this takes mi
 tmp="$layer.partial"
 trap 'rm -f "$tmp"' EXIT
 # essential: no apt nor package manager in the image; docs, man pages and locales dropped (the
-# copyright files stay). The user's entry is written directly: useradd is not in the essential set.
-nice -n 10 mmdebstrap --quiet --variant=essential --format=tar \
+# copyright files stay); no device nodes (the runtime provides /dev). The user's entry is written
+# directly: useradd is not in the essential set.
+nice -n 10 mmdebstrap --quiet --variant=essential --format=tar --skip=output/dev \
   --include="$packages" \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \

@@ -6,9 +6,11 @@ import { registerPublishCommand } from './commands/publish.js';
 import { registerInvokeCommand } from './commands/invoke.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerSecretsCommands } from './commands/secrets.js';
+import { packageVersion } from './version.js';
 
 const program = new Command('browserfn')
   .description('Browser Functions and page fetch: serve, publish, invoke')
+  .version(packageVersion())
   .showHelpAfterError()
   .enablePositionalOptions();
 

@@ -1,0 +1,126 @@
+// The image `make image` builds, run once from its unpacked OCI archive with crun: its entry point
+// answers --version, and Chromium starts headless as a browser pod runs it (uid 10001, read-only
+// root file system, no capabilities, only /work writable).
+import { strict as assert } from 'node:assert';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromiumArguments } from '../../src/runtime/chromium/local-chromium-provider.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
+const archive = join(root, '.cache', 'image', `browserfn-${version}.oci.tar`);
+
+interface RuntimeSpec {
+  process: { args: string[]; env: string[]; user: { uid: number; gid: number }; cwd: string; terminal?: boolean; noNewPrivileges?: boolean; capabilities?: Record<string, string[]> };
+  root: { path: string; readonly?: boolean };
+  mounts: { destination: string; type: string; source: string; options?: string[] }[];
+  linux?: { namespaces?: { type: string }[] };
+}
+
+function unavailableBecause(): string | undefined {
+  if (!existsSync(archive)) return `${archive} does not exist: \`make test\` does not build the image (a cold build takes minutes); run \`make image\` first`;
+  for (const tool of ['umoci', 'crun']) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed (scripts/image/ensure-tools.sh installs it)`;
+  }
+  if (process.getuid?.() !== 0) return 'crun runs the image as root here, and this run is not root';
+  return undefined;
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { encoding: 'utf8' });
+  assert.equal(result.status, 0, `${command} ${args.join(' ')}: ${result.stderr}`);
+}
+
+const unavailable = unavailableBecause();
+
+if (unavailable) {
+  const banner = '!'.repeat(100);
+  console.warn(`\n${banner}\n!! SKIPPING the image test: ${unavailable}.\n${banner}\n`);
+  describe.skip(`image (make image) — SKIPPED: ${unavailable}`, function () {
+    it('runs browserfn --version and Chromium from the unpacked image');
+  });
+} else {
+  describe('image (make image)', function () {
+    this.timeout(120_000);
+    let dir = '';
+    let bundle = '';
+    let imageSpec: RuntimeSpec;
+    const containers: string[] = [];
+
+    before(function () {
+      this.timeout(600_000);
+      dir = mkdtempSync(join(tmpdir(), 'browserfn-image-'));
+      const layout = join(dir, 'layout');
+      bundle = join(dir, 'bundle');
+      mkdirSync(layout);
+      run('tar', ['-xf', archive, '-C', layout]);
+      run('umoci', ['unpack', '--image', `${layout}:${version}`, bundle]);
+      rmSync(layout, { recursive: true });
+      imageSpec = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as RuntimeSpec;
+    });
+
+    after(function () {
+      for (const id of containers) spawnSync('crun', ['delete', '--force', id]);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Starts the image with `args` as a pod's container would run; resolves with its output once it exits. */
+    function start(args: string[], onStderr?: (text: string, stop: () => void) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      const spec: RuntimeSpec = structuredClone(imageSpec);
+      spec.process.args = args;
+      spec.process.terminal = false;
+      spec.process.noNewPrivileges = true;
+      spec.process.capabilities = { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] };
+      spec.root.readonly = true;
+      spec.mounts.push({ destination: '/work', type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'nodev', 'mode=1777', 'size=512m'] });
+      // Chromium binds its DevTools endpoint to 127.0.0.1: the host's loopback, as no pod network is set up here.
+      if (spec.linux?.namespaces) spec.linux.namespaces = spec.linux.namespaces.filter((ns) => ns.type !== 'network');
+      writeFileSync(join(bundle, 'config.json'), JSON.stringify(spec));
+      const id = `browserfn-image-test-${process.pid}-${containers.length}`;
+      containers.push(id);
+      const child = spawn('crun', ['run', '--bundle', bundle, id], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      const stop = () => spawnSync('crun', ['kill', id, 'TERM']);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        onStderr?.(stderr, stop);
+      });
+      return new Promise((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (code) => resolve({ code, stdout, stderr }));
+      });
+    }
+
+    it('runs as uid 10001 with tini, then browserfn, as its entry point', function () {
+      assert.equal(imageSpec.process.user.uid, 10001);
+      assert.deepEqual(imageSpec.process.args.slice(0, 3), ['/usr/bin/tini', '--', 'browserfn']);
+    });
+
+    it('prints the package version for `browserfn --version`, as entry point and as a pod command', async function () {
+      const asEntryPoint = await start([...imageSpec.process.args.slice(0, 3), '--version']);
+      assert.equal(asEntryPoint.code, 0, asEntryPoint.stderr);
+      assert.equal(asEntryPoint.stdout.trim(), version);
+      // Pods replace the entry point with `browserfn <agent>`: the launcher then puts tini at PID 1 itself.
+      const asCommand = await start(['browserfn', '--version']);
+      assert.equal(asCommand.code, 0, asCommand.stderr);
+      assert.equal(asCommand.stdout.trim(), version);
+    });
+
+    it('starts Chromium headless with the pods\' flags, printing its DevTools endpoint', async function () {
+      let endpoint = '';
+      const result = await start(['chromium', ...chromiumArguments('/work/chromium/profile')], (stderr, stop) => {
+        const match = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
+        if (match && !endpoint) {
+          endpoint = match[1];
+          stop();
+        }
+      });
+      assert.match(endpoint, /^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//, `no DevTools endpoint; exit ${result.code}; stderr: ${result.stderr.slice(-2000)}`);
+    });
+  });
+}

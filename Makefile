@@ -69,7 +69,7 @@ s3-stop:
 	bash scripts/s3/stop.sh
 
 # The image of deploy/Dockerfile without a Docker daemon: .cache/image/browserfn-<version>.oci.tar
-# (docs/image.md). Debian's mmdebstrap, umoci, skopeo and crun are installed when missing.
+# (docs/image.md). Debian's mmdebstrap, umoci, skopeo and runc are installed when missing.
 image: build
 	@bash scripts/image/ensure-tools.sh
 	bash scripts/image/build.sh

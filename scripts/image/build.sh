@@ -78,7 +78,7 @@ umoci config --image "$layout:$version" \
   --config.label "org.opencontainers.image.version=$version" \
   --config.label org.opencontainers.image.licenses=Apache-2.0 \
   --history.created_by "browserfn $version: entry point, user and environment (deploy/Dockerfile's)"
-umoci rmi --image "$layout:base"
+umoci rm --image "$layout:base"
 umoci gc --layout "$layout"
 # An oci-archive is a tar of the layout: skopeo, podman and buildah read it as it is.
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" -C "$layout" -cf "$out.partial" .

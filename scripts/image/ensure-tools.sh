@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs Debian's tools that `make image` and its test use when they are missing: mmdebstrap
 # (the base root filesystem from Debian packages, no registry pull), umoci (the OCI image), skopeo
-# (checks and copies the archive) and crun (the test runs the image's entry point).
+# (checks and copies the archive) and runc (the test runs the image's entry point; Debian's crun
+# 1.8 refuses hosts with cgroup v1 and v2 mounted side by side, as this one is).
 set -euo pipefail
 
-declare -A package_of=([mmdebstrap]=mmdebstrap [umoci]=umoci [skopeo]=skopeo [crun]=crun)
+declare -A package_of=([mmdebstrap]=mmdebstrap [umoci]=umoci [skopeo]=skopeo [runc]=runc)
 missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")

@@ -1,6 +1,6 @@
-// The image `make image` builds, run once from its unpacked OCI archive with crun: its entry point
+// The image `make image` builds, run once from its unpacked OCI archive with runc: its entry point
 // answers --version, and Chromium starts headless as a browser pod runs it (uid 10001, read-only
-// root file system, no capabilities, only /work writable).
+// root file system, no capabilities, its own network namespace, emptyDirs at /work and /tmp).
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,15 +17,15 @@ interface RuntimeSpec {
   process: { args: string[]; env: string[]; user: { uid: number; gid: number }; cwd: string; terminal?: boolean; noNewPrivileges?: boolean; capabilities?: Record<string, string[]> };
   root: { path: string; readonly?: boolean };
   mounts: { destination: string; type: string; source: string; options?: string[] }[];
-  linux?: { namespaces?: { type: string }[] };
+  linux?: { namespaces?: { type: string }[]; resources?: unknown };
 }
 
 function unavailableBecause(): string | undefined {
   if (!existsSync(archive)) return `${archive} does not exist: \`make test\` does not build the image (a cold build takes minutes); run \`make image\` first`;
-  for (const tool of ['umoci', 'crun']) {
+  for (const tool of ['umoci', 'runc']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed (scripts/image/ensure-tools.sh installs it)`;
   }
-  if (process.getuid?.() !== 0) return 'crun runs the image as root here, and this run is not root';
+  if (process.getuid?.() !== 0) return 'runc runs the image as root here, and this run is not root';
   return undefined;
 }
 
@@ -63,28 +63,33 @@ if (unavailable) {
     });
 
     after(function () {
-      for (const id of containers) spawnSync('crun', ['delete', '--force', id]);
+      for (const id of containers) spawnSync('runc', ['delete', '--force', id]);
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
     /** Starts the image with `args` as a pod's container would run; resolves with its output once it exits. */
-    function start(args: string[], onStderr?: (text: string, stop: () => void) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    function start(args: string[], env: string[], onStderr?: (text: string, stop: () => void) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
       const spec: RuntimeSpec = structuredClone(imageSpec);
       spec.process.args = args;
+      spec.process.env = [...spec.process.env.filter((e) => !env.some((own) => own.split('=')[0] === e.split('=')[0])), ...env];
       spec.process.terminal = false;
       spec.process.noNewPrivileges = true;
       spec.process.capabilities = { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] };
       spec.root.readonly = true;
-      spec.mounts.push({ destination: '/work', type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'nodev', 'mode=1777', 'size=512m'] });
-      // Chromium binds its DevTools endpoint to 127.0.0.1: the host's loopback, as no pod network is set up here.
-      if (spec.linux?.namespaces) spec.linux.namespaces = spec.linux.namespaces.filter((ns) => ns.type !== 'network');
+      // The pod's emptyDirs (fsGroup 10001). With a read-only root, Chromium needs a writable /tmp: its
+      // profile lock socket goes there, and its shared memory too under --disable-dev-shm-usage.
+      const emptyDir = ['nosuid', 'nodev', 'mode=0770', 'uid=10001', 'gid=10001', 'size=512m'];
+      spec.mounts.push({ destination: '/work', type: 'tmpfs', source: 'tmpfs', options: emptyDir }, { destination: '/tmp', type: 'tmpfs', source: 'tmpfs', options: emptyDir });
+      // No cgroup settings: runc would need them only to limit the container, which this test does not.
+      spec.mounts = spec.mounts.filter((m) => m.type !== 'cgroup');
+      delete spec.linux?.resources;
       writeFileSync(join(bundle, 'config.json'), JSON.stringify(spec));
       const id = `browserfn-image-test-${process.pid}-${containers.length}`;
       containers.push(id);
-      const child = spawn('crun', ['run', '--bundle', bundle, id], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('runc', ['run', '--bundle', bundle, id], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
-      const stop = () => spawnSync('crun', ['kill', id, 'TERM']);
+      const stop = () => spawnSync('runc', ['kill', id, 'TERM']);
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         stderr += chunk;
@@ -102,18 +107,19 @@ if (unavailable) {
     });
 
     it('prints the package version for `browserfn --version`, as entry point and as a pod command', async function () {
-      const asEntryPoint = await start([...imageSpec.process.args.slice(0, 3), '--version']);
+      const asEntryPoint = await start([...imageSpec.process.args.slice(0, 3), '--version'], []);
       assert.equal(asEntryPoint.code, 0, asEntryPoint.stderr);
       assert.equal(asEntryPoint.stdout.trim(), version);
       // Pods replace the entry point with `browserfn <agent>`: the launcher then puts tini at PID 1 itself.
-      const asCommand = await start(['browserfn', '--version']);
+      const asCommand = await start(['browserfn', '--version'], []);
       assert.equal(asCommand.code, 0, asCommand.stderr);
       assert.equal(asCommand.stdout.trim(), version);
     });
 
     it('starts Chromium headless with the pods\' flags, printing its DevTools endpoint', async function () {
       let endpoint = '';
-      const result = await start(['chromium', ...chromiumArguments('/work/chromium/profile')], (stderr, stop) => {
+      // As the browser pod's Chromium sidecar runs it (src/controller/pods/templates.ts).
+      const result = await start(['chromium', ...chromiumArguments('/work/chromium/profile')], ['HOME=/work/chromium'], (stderr, stop) => {
         const match = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
         if (match && !endpoint) {
           endpoint = match[1];

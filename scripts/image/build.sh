@@ -10,6 +10,9 @@ cache="$root/.cache/image"
 version="$(node -p "require('$root/package.json').version")"
 out="$cache/browserfn-$version.oci.tar"
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct)}"
+created="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
+# A failed build leaves no archive of an older build under this name for the test to run.
+rm -f "$out"
 mkdir -p "$cache/work"
 [[ -f "$root/dist/src/cli/main.js" ]] || { echo "make image: dist/src is missing; run npx tsc -b first" >&2; exit 1; }
 
@@ -34,8 +37,8 @@ if [[ ! -f "$lower/index.json" ]]; then
   layer_tar "$cache/work/node-root" "$cache/work/node.tar"
   umoci init --layout "$lower.partial"
   umoci new --image "$lower.partial:base"
-  nice -n 10 umoci raw add-layer --image "$lower.partial:base" --history.created_by "Debian bookworm: deploy/debian-packages.txt (scripts/image/base-rootfs.sh)" "$base_tar"
-  nice -n 10 umoci raw add-layer --image "$lower.partial:base" --history.created_by "node and npm: deploy/node-packages.txt" "$cache/work/node.tar"
+  nice -n 10 umoci raw add-layer --image "$lower.partial:base" --history.created "$created" --history.created_by "Debian bookworm: deploy/debian-packages.txt (scripts/image/base-rootfs.sh)" "$base_tar"
+  nice -n 10 umoci raw add-layer --image "$lower.partial:base" --history.created "$created" --history.created_by "node and npm: deploy/node-packages.txt" "$cache/work/node.tar"
   rm -rf "$cache/work/node-root" "$cache/work/node.tar"
   mv "$lower.partial" "$lower"
 fi
@@ -64,7 +67,7 @@ layout="$cache/work/layout"
 rm -rf "$layout" && cp -al "$lower" "$layout"
 # index.json is rewritten in place by umoci; the cached layout keeps its own copy.
 cp --remove-destination "$lower/index.json" "$layout/index.json"
-umoci raw add-layer --image "$layout:base" --tag "$version" --history.created_by "browserfn $version: dist/src, production node_modules" "$cache/work/app.tar"
+umoci raw add-layer --image "$layout:base" --tag "$version" --history.created "$created" --history.created_by "browserfn $version: dist/src, production node_modules" "$cache/work/app.tar"
 rm -f "$cache/work/app.tar"
 umoci config --image "$layout:$version" \
   --config.user 10001:10001 \
@@ -77,6 +80,7 @@ umoci config --image "$layout:$version" \
   --config.label org.opencontainers.image.title=browserfn \
   --config.label "org.opencontainers.image.version=$version" \
   --config.label org.opencontainers.image.licenses=Apache-2.0 \
+  --created "$created" --history.created "$created" \
   --history.created_by "browserfn $version: entry point, user and environment (deploy/Dockerfile's)"
 umoci rm --image "$layout:base"
 umoci gc --layout "$layout"

@@ -21,7 +21,7 @@ interface RuntimeSpec {
 }
 
 function unavailableBecause(): string | undefined {
-  if (!existsSync(archive)) return `${archive} does not exist: \`make test\` does not build the image (a cold build takes minutes); run \`make image\` first`;
+  if (!existsSync(archive)) return `${archive} does not exist: \`make test\` builds it first (\`make image\`); a bare mocha run does not`;
   for (const tool of ['umoci', 'runc']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed (scripts/image/ensure-tools.sh installs it)`;
   }

@@ -3,6 +3,7 @@
 # `npm pack` and refused unless it matches its pinned integrity. Used by `make image` and by
 # deploy/Dockerfile alike. Usage: install-node.sh PACKAGE_LIST ROOT DOWNLOAD_DIR
 set -euo pipefail
+shopt -s inherit_errexit
 
 list="$1" root="$2" downloads="$3"
 mkdir -p "$downloads" "$root/usr/local/bin" "$root/usr/local/lib/node_modules" "$root/usr/local/share/doc/node"
@@ -10,7 +11,7 @@ mkdir -p "$downloads" "$root/usr/local/bin" "$root/usr/local/lib/node_modules" "
 fetch() { # name@version integrity -> path of the verified tarball
   local spec="$1" integrity="$2" name="${1%@*}" version="${1##*@}"
   local file="$downloads/${name}-${version}.tgz"
-  [[ -s "$file" ]] || (cd "$downloads" && npm pack --silent "$spec" >/dev/null)
+  [[ -s "$file" ]] || (cd "$downloads" && npm pack --loglevel=error "$spec" >/dev/null)
   local want got
   want="$(printf '%s' "${integrity#sha512-}" | base64 -d | od -An -vtx1 | tr -d ' \n')"
   got="$(sha512sum "$file" | cut -d' ' -f1)"

@@ -8,10 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumArguments } from '../../src/runtime/chromium/local-chromium-provider.js';
+import { RUNTIME_PROVIDED_PACKAGES } from '../../src/build/bundle.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-const archive = join(root, '.cache', 'image', `browserfn-${version}.oci.tar`);
+// BROWSERFN_IMAGE_ARCHIVE runs the same checks on another build, e.g. deploy/Dockerfile's pushed to an
+// oci-archive tagged with the version.
+const archive = process.env.BROWSERFN_IMAGE_ARCHIVE || join(root, '.cache', 'image', `browserfn-${version}.oci.tar`);
 
 interface RuntimeSpec {
   process: { args: string[]; env: string[]; user: { uid: number; gid: number }; cwd: string; terminal?: boolean; noNewPrivileges?: boolean; capabilities?: Record<string, string[]> };
@@ -68,9 +71,10 @@ if (unavailable) {
     });
 
     /** Starts the image with `args` as a pod's container would run; resolves with its output once it exits. */
-    function start(args: string[], env: string[], onStderr?: (text: string, stop: () => void) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    function start(args: string[], env: string[], onStderr?: (text: string, stop: () => void) => void, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
       const spec: RuntimeSpec = structuredClone(imageSpec);
       spec.process.args = args;
+      if (cwd) spec.process.cwd = cwd;
       spec.process.env = [...spec.process.env.filter((e) => !env.some((own) => own.split('=')[0] === e.split('=')[0])), ...env];
       spec.process.terminal = false;
       spec.process.noNewPrivileges = true;
@@ -114,6 +118,13 @@ if (unavailable) {
       const asCommand = await start(['browserfn', '--version'], []);
       assert.equal(asCommand.code, 0, asCommand.stderr);
       assert.equal(asCommand.stdout.trim(), version);
+    });
+
+    it('provides the runtime packages bundles import, from /app/node_modules', async function () {
+      // Loaded as a bundle loads them: ESM imports resolved from the runtime modules folder.
+      const script = `for (const name of ${JSON.stringify(RUNTIME_PROVIDED_PACKAGES)}) await import(name);`;
+      const result = await start(['node', '--input-type=module', '-e', script], [], undefined, '/app');
+      assert.equal(result.code, 0, result.stderr);
     });
 
     it('starts Chromium headless with the pods\' flags, printing its DevTools endpoint', async function () {

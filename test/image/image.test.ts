@@ -127,6 +127,13 @@ if (unavailable) {
       assert.equal(result.code, 0, result.stderr);
     });
 
+    it('runs esbuild, with which build pods bundle', async function () {
+      const script = "const { transform } = await import('esbuild'); process.stdout.write((await transform('let answer: number = 42', { loader: 'ts', minify: true })).code);";
+      const result = await start(['node', '--input-type=module', '-e', script], ['HOME=/work'], undefined, '/app');
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, 'let answer=42;\n');
+    });
+
     it('starts Chromium headless with the pods\' flags, printing its DevTools endpoint', async function () {
       let endpoint = '';
       // As the browser pod's Chromium sidecar runs it (src/controller/pods/templates.ts).

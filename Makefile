@@ -21,7 +21,7 @@ run: build
 # Every test. The Kubernetes suites need the test control plane and the artifact-store suites an
 # S3 server: both are built from Go modules when missing (cached in .cache/controlplane and
 # .cache/versitygw), started here and stopped afterwards. The image test needs `make image` (about
-# 5 minutes cold, 25 s with its base cached): a failed image build stops `make test`.
+# 5 minutes cold, 20 s with its base cached): a failed image build stops `make test`.
 test: build imports image
 	@bash scripts/controlplane/start.sh || echo "make test: the test control plane did not start; the Kubernetes suites will say why"
 	@bash scripts/s3/start.sh || echo "make test: the test S3 server did not start; the S3 suites will say why"

@@ -20,7 +20,7 @@ interface RuntimeSpec {
   process: { args: string[]; env: string[]; user: { uid: number; gid: number }; cwd: string; terminal?: boolean; noNewPrivileges?: boolean; capabilities?: Record<string, string[]> };
   root: { path: string; readonly?: boolean };
   mounts: { destination: string; type: string; source: string; options?: string[] }[];
-  linux?: { namespaces?: { type: string }[]; resources?: unknown };
+  linux?: { namespaces?: { type: string }[] };
 }
 
 function unavailableBecause(): string | undefined {
@@ -84,9 +84,6 @@ if (unavailable) {
       // profile lock socket goes there, and its shared memory too under --disable-dev-shm-usage.
       const emptyDir = ['nosuid', 'nodev', 'mode=0770', 'uid=10001', 'gid=10001', 'size=512m'];
       spec.mounts.push({ destination: '/work', type: 'tmpfs', source: 'tmpfs', options: emptyDir }, { destination: '/tmp', type: 'tmpfs', source: 'tmpfs', options: emptyDir });
-      // No cgroup settings: runc would need them only to limit the container, which this test does not.
-      spec.mounts = spec.mounts.filter((m) => m.type !== 'cgroup');
-      delete spec.linux?.resources;
       writeFileSync(join(bundle, 'config.json'), JSON.stringify(spec));
       const id = `browserfn-image-test-${process.pid}-${containers.length}`;
       containers.push(id);

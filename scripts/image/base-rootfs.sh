@@ -34,4 +34,6 @@ nice -n 10 mmdebstrap --quiet --variant=essential --format=tar --skip=output/dev
   --customize-hook='chroot "$1" dpkg-query -W -f="\${Package}=\${Version}\n" > "$1/usr/share/doc/browserfn-debian-packages.txt"' \
   bookworm "$tmp"
 mv "$tmp" "$layer"
+# Base layers of earlier package lists go: each is about 1 GB.
+find "$cache" -maxdepth 1 -name 'base-*.tar' ! -name "$(basename "$layer")" -delete
 echo "$layer"

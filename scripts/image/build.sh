@@ -53,6 +53,8 @@ if [[ ! -d "$modules/node_modules" ]]; then
   (cd "$modules.partial" && nice -n 10 npm ci --omit=dev --no-audit --no-fund --loglevel=error)
   mv "$modules.partial" "$modules"
 fi
+# Caches of earlier inputs go: each is hundreds of MB.
+find "$cache" -maxdepth 1 \( -name 'layout-*' ! -name "$(basename "$lower")" -o -name 'node-modules-*' ! -name "$(basename "$modules")" \) -exec rm -rf {} +
 
 app="$cache/work/app-root"
 rm -rf "$app" && mkdir -p "$app/app/dist" "$app/usr/local/bin"

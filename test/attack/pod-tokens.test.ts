@@ -25,7 +25,8 @@ import { archiveName } from '../../src/functions/builds.js';
 import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { outcomeName } from '../../src/functions/stored/invocation-outcome.js';
 import { buildOutputName } from '../../src/functions/stored/build-output.js';
-import { Labels, Roles, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
+import { Annotations, Labels, Roles, type BrowserPoolObject, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
+import { claimedMember } from '../../src/controller/pods/pool-member.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { REPORT_BODY_LIMITS } from '../../src/schemas/report-limits.js';
 import { ContainerConfigError, resolveContainerEnv } from '../../src/runtime/node-agent/container-env.js';
@@ -45,7 +46,9 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** Every internal route, as a request a pod would make (the list comes from the route table). */
 const ROUTES = internalRoutes.map((route) => ({
   method: route.method.toUpperCase(),
-  path: (ns: string, name: string) => route.path.replace(':namespace', encodeURIComponent(ns)).replace(':name', encodeURIComponent(name)),
+  // A pool member's wait for its assignment is asked not to wait here.
+  path: (ns: string, name: string) =>
+    route.path.replace(':namespace', encodeURIComponent(ns)).replace(':name', encodeURIComponent(name)) + (route.path.endsWith('/assignment') ? '?waitSeconds=0' : ''),
   body: route.method === 'post' ? invocationReport() : undefined,
 }));
 
@@ -171,9 +174,10 @@ describe('attack: pod tokens on the internal routes', function () {
   });
   after(async () => facade?.close());
 
-  it('lists every internal route (input, artifact to get and to store, report)', () => {
+  it('lists every internal route (input, assignment, artifact to get and to store, report)', () => {
     assert.deepEqual(ROUTES.map((r) => `${r.method} ${r.path('n', 'p')}`).sort(), [
       'GET /internal/v1/pods/n/p/artifact',
+      'GET /internal/v1/pods/n/p/assignment?waitSeconds=0',
       'GET /internal/v1/pods/n/p/input',
       'POST /internal/v1/pods/n/p/report',
       'PUT /internal/v1/pods/n/p/artifact',
@@ -203,9 +207,41 @@ describe('attack: pod tokens on the internal routes', function () {
     for (const pod of [browserPod, buildPod]) {
       for (const route of ROUTES.filter((r) => r.method === 'GET')) {
         const res = await call(facade, route, { namespace: NS, name: pod.metadata.name }, tokenFor(pod));
-        assert.equal(res.status, 200, `${route.path(NS, pod.metadata.name)}: ${res.text}`);
+        // Only pool members wait for an assignment.
+        const expected = route.path(NS, pod.metadata.name).includes('/assignment') ? 409 : 200;
+        assert.equal(res.status, expected, `${route.path(NS, pod.metadata.name)}: ${res.text}`);
       }
     }
+  });
+
+  it('a pool member with its own token gets nothing before it is claimed, then exactly its invocation', async () => {
+    const pool = await facade.cluster
+      .resource<BrowserPoolObject>(Kinds.BrowserPool)
+      .create(newObject<BrowserPoolObject>(Kinds.BrowserPool, { name: 'warm', namespace: NS }, { spec: { minIdle: 1, maxIdle: 1 } }));
+    const member = await createPod(facade.cluster, pool, 'warm-member', { [Labels.role]: Roles.browserPod, [Labels.pool]: 'warm' });
+    const at = (route: string, wait = '') => fetch(`${facade.url}/internal/v1/pods/${NS}/${member.metadata.name}/${route}${wait}`, { headers: { authorization: `Bearer ${tokenFor(member)}` } });
+    assert.equal((await at('assignment', '?waitSeconds=0')).status, 204, 'not claimed yet');
+    const ready = (await facade.cluster.resource<PodObject>(Kinds.Pod).get(NS, member.metadata.name))!;
+    assert.ok(ready.metadata.annotations?.[Annotations.memberReady], 'its first ask marks it ready');
+    for (const route of ['input', 'artifact']) {
+      const res = await at(route);
+      assert.equal(res.status, 409, route);
+      assert.ok(!(await res.text()).includes(PARAMS_MARKER));
+    }
+    // A member of another project asking under this one's name is refused unread.
+    const foreign = await fetch(`${facade.url}/internal/v1/pods/${NS}/${member.metadata.name}/assignment?waitSeconds=0`, { headers: { authorization: `Bearer ${tokenFor(otherPod)}` } });
+    assert.equal(foreign.status, 401);
+
+    const waiting = at('assignment', '?waitSeconds=20');
+    const inv = (await facade.cluster.resource<InvocationObject>(Kinds.Invocation).get(NS, 'inv-1'))!;
+    await facade.cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(ready, inv, new Date()));
+    const answer = await waiting;
+    assert.equal(answer.status, 200, 'the waiting ask is answered once the member is claimed');
+    const input = (await answer.json()) as { invocationId: string; params: { marker: string }; artifactSha256: string };
+    assert.equal(input.invocationId, 'inv-1');
+    assert.equal(input.params.marker, PARAMS_MARKER);
+    assert.equal(input.artifactSha256, createHash('sha256').update(artifactOf(NS)).digest('hex'));
+    assert.equal((await at('artifact')).status, 200, 'claimed, it fetches its artifact');
   });
 
   const attempts: { why: string; token: () => string | undefined; status: number }[] = [
@@ -351,7 +387,8 @@ describe('attack: pod tokens on the serve stack', function () {
       const inv = await invokeAndWait(svc, build.builtFunctions![0].id, {});
       assert.equal(inv.status, 'COMPLETED', JSON.stringify(inv.cause));
 
-      const seen = [...pods.values()];
+      // The pods that ran the build and the invocation (idle warm pool members wait on).
+      const seen = [...pods.values()].filter((p) => p.metadata.labels?.[Labels.buildName] || p.metadata.labels?.[Labels.invocationName]);
       assert.ok(seen.some((p) => p.metadata.labels?.[Labels.role] === Roles.buildPod) && seen.some((p) => p.metadata.labels?.[Labels.role] === Roles.browserPod), 'a build pod and a browser pod ran');
       for (const pod of seen) {
         const env = pod.spec.containers.flatMap((c) => c.env ?? []);
@@ -374,7 +411,7 @@ describe('attack: pod tokens on the serve stack', function () {
       // Garbage-collected with their pods.
       await waitFor('token Secrets to go with their pods', async () => {
         const left = await svc.service.cluster.resource(Kinds.Secret).list('default', { labelSelector: `${Labels.role}=${Roles.podToken}` });
-        return left.items.length === 0 ? true : undefined;
+        return left.items.every((secret) => !seen.some((pod) => secret.metadata.name === podTokenSecretName(pod.metadata.name))) ? true : undefined;
       }, 30_000);
     } finally {
       await podWatch.stop();

@@ -45,6 +45,8 @@ describe('functions end to end on a real kube-apiserver', function () {
     BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'),
     BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'),
     BROWSERFN_SANDBOX_NETWORK: 'host',
+    // Cold pods here (the restart test inspects the invocation's own pod); one test turns the pool on.
+    BROWSERFN_WARM_POOL_SIZE: '0',
   };
   const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const running: RunningService[] = [];
@@ -168,6 +170,43 @@ describe('functions end to end on a real kube-apiserver', function () {
       assert.equal((done.results as { url: string }).url, 'about:blank');
     } finally {
       await stopService(operator);
+    }
+  });
+
+  it('keeps a warm pool on the API server and runs an invocation on a claimed member', async () => {
+    const operator = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url, BROWSERFN_WARM_POOL_SIZE: '1', BROWSERFN_WARM_POOL_MAX: '1' });
+    try {
+      await waitFor('a ready member of the default pool', async () => {
+        const pool = await kubectl(['get', 'browserpools.browserfn.dev', 'default', '-n', project, '-o', 'jsonpath={.status.ready}']);
+        return pool.stdout === '1' ? true : undefined;
+      }, 120_000, 250);
+      const columns = await kubectl(['get', 'bfnpool', '-n', project]);
+      assert.match(columns.stdout.split('\n')[0], /NAME\s+MIN\s+MAX\s+DESIRED\s+READY\s+CLAIMED\s+AGE/);
+      hold.release();
+      const created = await client().request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold.url, tag: 'warm' } });
+      assert.equal(created.status, 202);
+      const done = await waitInvocation(client(), created.body.id, 120_000);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+      const inv = JSON.parse((await kubectl(['get', 'invocations.browserfn.dev', created.body.id, '-n', project, '-o', 'json'])).stdout);
+      assert.match(inv.status.podName, /^default-[0-9a-f]{8}$/, 'it ran on a member of the default pool');
+      await waitFor('the pool to refill', async () => {
+        const pool = await kubectl(['get', 'browserpools.browserfn.dev', 'default', '-n', project, '-o', 'json']);
+        const { status } = JSON.parse(pool.stdout);
+        return status.ready === 1 && status.claimed === 0 ? true : undefined;
+      }, 120_000, 250);
+    } finally {
+      await stopService(operator);
+    }
+    // Cold pods again for the tests below: the default pool goes with its settings at size 0.
+    const cold = await start({ controllers: true, leaseNamespace: project, podNodeName: nodeName }, { BROWSERFN_CONTROL_URL: api.url });
+    try {
+      await waitFor('the default pool removed', async () => ((await kubectl(['get', 'browserpools.browserfn.dev', '-n', project, '-o', 'name'])).stdout.trim() === '' ? true : undefined), 60_000, 250);
+      await waitFor('its members gone', async () => {
+        const pods = await api.cluster.resource(Kinds.Pod).list(project, { labelSelector: 'browserfn.dev/pool' });
+        return pods.items.length === 0 ? true : undefined;
+      }, 120_000, 250);
+    } finally {
+      await stopService(cold);
     }
   });
 

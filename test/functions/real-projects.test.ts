@@ -70,7 +70,8 @@ function run(args: string[], cwd: string, env: Record<string, string>): Promise<
 /** A service on the chosen backend; for kube, the façade, controllers and node agent in one process. */
 async function startCorpusService(backend: Backend): Promise<{ client: TestService; apiKey: string; project: string; stop(): Promise<void> }> {
   if (backend === 'embedded') {
-    const svc = await startTestService();
+    // Real projects run on warm pool members, as they would by default.
+    const svc = await startTestService({ BROWSERFN_WARM_POOL_SIZE: '2' });
     return { client: svc, apiKey: svc.apiKey, project: 'default', stop: () => svc.stop() };
   }
   const plane = await ensureControlPlane();

@@ -34,7 +34,9 @@ export async function startTestService(env: Record<string, string> = {}, options
   // One npm cache for every test service, so dependency installs in builds hit the registry once.
   // Pods stay sandboxed, but on the host's network: the tests' page servers listen on 127.0.0.1,
   // which a pod's own network cannot reach (test/attack/sandbox.test.ts checks that default).
-  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_SANDBOX_NETWORK: 'host', ...env };
+  // Warm pools are off unless a test turns them on: most suites count, find or kill the processes of
+  // the pods they start, which idle members would join (warm-pools.test.ts and the corpus run with pools).
+  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_WARM_POOL_SIZE: '0', ...env };
   const captured = options.captureLog ? captureLog('debug') : undefined;
   const log = captured?.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), log);

@@ -232,9 +232,19 @@ describe('attack: pod tokens on the internal routes', function () {
     const foreign = await fetch(`${facade.url}/internal/v1/pods/${NS}/${member.metadata.name}/assignment?waitSeconds=0`, { headers: { authorization: `Bearer ${tokenFor(otherPod)}` } });
     assert.equal(foreign.status, 401);
 
-    const waiting = at('assignment', '?waitSeconds=20');
+    // Claimed for an invocation that names another pod (a claim that lost its race): nothing of it.
     const inv = (await facade.cluster.resource<InvocationObject>(Kinds.Invocation).get(NS, 'inv-1'))!;
-    await facade.cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(ready, inv, new Date()));
+    const claimed = await facade.cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(ready, inv, new Date()));
+    const elsewhere = await at('assignment', '?waitSeconds=0');
+    assert.equal(elsewhere.status, 409);
+    assert.ok(!(await elsewhere.text()).includes(PARAMS_MARKER));
+
+    const { [Labels.invocationName]: _claim, ...idleLabels } = claimed.metadata.labels ?? {};
+    const idleAgain = await facade.cluster.resource<PodObject>(Kinds.Pod).update({ ...claimed, metadata: { ...claimed.metadata, labels: idleLabels } });
+    const waiting = at('assignment', '?waitSeconds=20');
+    // As the controller does: the invocation names the member, then the member is claimed.
+    await facade.cluster.resource<InvocationObject>(Kinds.Invocation).updateStatus({ ...inv, status: { ...inv.status, podName: member.metadata.name } });
+    await facade.cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(idleAgain, inv, new Date()));
     const answer = await waiting;
     assert.equal(answer.status, 200, 'the waiting ask is answered once the member is claimed');
     const input = (await answer.json()) as { invocationId: string; params: { marker: string }; artifactSha256: string };

@@ -79,6 +79,8 @@ describe('retention on a real kube-apiserver with the S3 artifact store', functi
       BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'),
       BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'),
       BROWSERFN_SANDBOX_NETWORK: 'host',
+      // Only the pods of what it runs, so it can watch them all go.
+      BROWSERFN_WARM_POOL_SIZE: '0',
       BROWSERFN_FINISHED_TTL_SECONDS: '1',
       BROWSERFN_RETENTION_DAYS: String(RETENTION_SECONDS / 86_400),
       BROWSERFN_RETENTION_SWEEP_SECONDS: '1',

@@ -26,6 +26,9 @@ import { claimedMember } from '../pods/pool-member.js';
 
 const QUEUE_RECHECK_MS = 2000;
 
+/** Whether the pod is the invocation's: any pod made for it, or a pool member claimed for it. */
+const isClaimedFor = (pod: PodObject, invocation: string): boolean => !pod.metadata.labels?.[Labels.pool] || pod.metadata.labels[Labels.invocationName] === invocation;
+
 export interface InvocationReconcilerDeps {
   cluster: ClusterPort;
   invocations: Informer<InvocationObject>;
@@ -58,9 +61,11 @@ export class InvocationReconciler implements Reconciler {
     const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).get(namespace, name);
     const active = inv && !inv.metadata.deletionTimestamp && !isTerminal(inv);
     const podName = active ? inv.status?.podName : undefined;
-    const named = podName ? this.deps.pods.get(namespace, podName) ?? (await cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName)) : undefined;
-    // A pool member the status names but that was never claimed for it (its claim lost a race or was cut short) is no pod of its.
-    const pod = named?.metadata.labels?.[Labels.pool] && named.metadata.labels[Labels.invocationName] !== name ? undefined : named;
+    let named = podName ? this.deps.pods.get(namespace, podName) ?? (await cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName)) : undefined;
+    // The cache may not show a claim made a moment ago: a member that looks unclaimed is read afresh.
+    if (named && !isClaimedFor(named, name)) named = await cluster.resource<PodObject>(Kinds.Pod).get(namespace, named.metadata.name);
+    // A pool member the status names but that was not claimed for it (its claim lost a race or was cut short) is no pod of its.
+    const pod = named && isClaimedFor(named, name) ? named : undefined;
     // Read after the pod: a pod reports before it exits, so a terminal pod without a report never sent one.
     const outcome = active ? await cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(name)) : undefined;
     const report = outcome ? readOutcome(outcome) : undefined;

@@ -35,6 +35,8 @@ export default defineRoute<PodParams, { waitSeconds: number }, unknown, PodObjec
     }
     const inv = await deps.cluster.resource<InvocationObject>(Kinds.Invocation).get(params.namespace, claimed);
     if (!inv) throw new HttpError(404, `The invocation pod ${params.name} was claimed for no longer exists`);
+    // Only the pod the invocation names runs it (the status names the member before the member is claimed).
+    if (inv.status?.podName !== params.name) throw new HttpError(409, `The invocation pod ${params.name} was claimed for runs in pod ${inv.status?.podName ?? '(none yet)'}`);
     ctx.body = await invocationInput(deps, inv);
   },
 });

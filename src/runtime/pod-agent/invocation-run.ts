@@ -109,13 +109,13 @@ export class InvocationRun {
       },
       INVOCATION_LIMITS.maxResultBytes,
     );
-    const started = api.listen().then((runtimeApi) => this.#startUserProcess(layout, runtimeApi));
-    const user = started.then((process) => process.loaded);
-    this.#failOnRejection(user, 'could not start the function process');
+    const userProcess = api.listen().then((runtimeApi) => this.#startUserProcess(layout, runtimeApi));
+    const packagesLoaded = userProcess.then((started) => started.loaded);
+    this.#failOnRejection(packagesLoaded, 'could not start the function process');
     // Ready to be claimed: the pages already open are recorded too.
-    const ready = Promise.all([browser, recorder.then((started) => started.settled()), user]).then(() => undefined);
+    const ready = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded]).then(() => undefined);
     ready.catch(() => undefined);
-    return { layout, api, ready, userStarted: started.then(() => undefined), setInput: (value) => (input = value) };
+    return { layout, api, ready, userStarted: userProcess.then(() => undefined), setInput: (value) => (input = value) };
   }
 
   async execute(): Promise<InvocationReport> {

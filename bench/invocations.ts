@@ -4,7 +4,7 @@
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
 // memory one idle pool member holds. Invocations use a handler that evaluates 1+1 in the page.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kinds } from '../src/cluster/objects.js';
@@ -13,6 +13,7 @@ import type { PodObject } from '../src/schemas/pod.js';
 import { startTestService, waitFor, type TestService } from '../test/support/service.js';
 import { writeProject } from '../test/support/projects.js';
 import { publish } from '../test/support/publish.js';
+import { processTreeOf } from '../test/support/processes.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const BACK_TO_BACK = Number(process.env.BENCH_BACK_TO_BACK ?? 200);
@@ -154,25 +155,11 @@ async function idleMemberMemory(svc: TestService): Promise<{ rssMiB: number; pss
   const pods = await svc.service.cluster.resource<PodObject>(Kinds.Pod).list('default', { labelSelector: `${Labels.pool}=default,!${Labels.invocationName}` });
   const member = pods.items.find((pod) => pod.metadata.annotations?.['browserfn.dev/ready-at']);
   if (!member) throw new Error('no ready member to measure');
-  const root = sandboxPidOf(svc, member.metadata.name);
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
-  const under = (pid: number): boolean => {
-    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parentOf.get(p)) if (p === root) return true;
-    return false;
-  };
+  const tree = processTreeOf(new Set([sandboxPidOf(svc, member.metadata.name)]));
   let rss = 0;
   let pss = 0;
   let processes = 0;
-  for (const pid of parentOf.keys()) {
-    if (!under(pid)) continue;
+  for (const { pid } of tree) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
       rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);

@@ -9,6 +9,7 @@ import { Kinds, newObject } from '../../src/cluster/objects.js';
 import { Labels, type BrowserPoolObject, type BrowserPoolSpec, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
+import { processTreeOf } from '../support/processes.js';
 import { writeProject } from '../support/projects.js';
 import { publish, waitInvocation } from '../support/publish.js';
 
@@ -182,24 +183,10 @@ function processState(pid: number): string {
 function podProcessesBesidesChromium(svc: TestService, pod: string): number[] {
   const started = podLogRecords(svc, pod).find((record) => Array.isArray(record.pids));
   assert.ok(started, `the node agent logged no start of pod ${pod}`);
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
   const root = (started.pids as number[])[0];
-  const under = (pid: number): boolean => {
-    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === root) return true;
-    return pid === root;
-  };
-  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  const processes = [...parentOf.keys()].filter((pid) => under(pid) && !/chrom/.test(cmdline(pid)));
-  assert.ok(processes.some((pid) => cmdline(pid).includes('pod-agent')), `no pod agent process under pod ${pod}'s sandbox (${root})`);
-  return processes;
+  const processes = processTreeOf(new Set([root])).filter((p) => !/chrom/.test(p.cmdline));
+  assert.ok(processes.some((p) => p.cmdline.includes('pod-agent')), `no pod agent process under pod ${pod}'s sandbox (${root})`);
+  return processes.map((p) => p.pid);
 }
 
 /** The Chromium browser process of a pod: the process listening on the CDP port its agent logged. */

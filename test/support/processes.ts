@@ -50,6 +50,11 @@ export async function assertNoProcessesUnder(dir: string, after: string): Promis
 
 /** The processes under `dir` and all their descendants, e.g. what runs inside a pod's sandbox (whose paths the host does not see as its own). */
 export function processTreeUnder(dir: string): FoundProcess[] {
+  return processTreeOf(new Set(processesUnder(dir).map((p) => p.pid)));
+}
+
+/** Living processes that are `roots` or descend from one of them. */
+export function processTreeOf(roots: ReadonlySet<number>): FoundProcess[] {
   const parentOf = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -60,7 +65,6 @@ export function processTreeUnder(dir: string): FoundProcess[] {
       // gone meanwhile
     }
   }
-  const roots = new Set(processesUnder(dir).map((p) => p.pid));
   const inTree = (pid: number): boolean => {
     for (let at: number | undefined = pid; at !== undefined && at > 1; at = parentOf.get(at)) if (roots.has(at)) return true;
     return false;

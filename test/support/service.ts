@@ -71,7 +71,7 @@ export async function startTestService(env: Record<string, string> = {}, options
         init.body = typeof body === 'string' ? body : JSON.stringify(body);
         (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
       }
-      const response = await fetch(service.url + path, init);
+      const response = await fetchRetryingReset(service.url + path, init);
       const text = await response.text();
       let parsed: unknown = text;
       try {
@@ -83,6 +83,21 @@ export async function startTestService(env: Record<string, string> = {}, options
     },
   } as TestService;
   return handle;
+}
+
+/**
+ * A GET whose kept-alive connection the server closed as it was reused (ECONNRESET) is sent once
+ * more, as HTTP clients do for idempotent requests: with client and server in one busy process,
+ * the server's keep-alive timer can fire late, just as the next request goes out.
+ */
+async function fetchRetryingReset(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const reset = (err as { cause?: { code?: string } }).cause?.code === 'ECONNRESET';
+    if (!reset || (init.method ?? 'GET') !== 'GET') throw err;
+    return fetch(url, init);
+  }
 }
 
 /** Polls until `check` returns a value, at most `timeoutMs`; the test fails with `what` otherwise. */

@@ -7,8 +7,6 @@ export interface AgentRun<R extends PodReport> {
   execute(): Promise<R>;
   /** SIGTERM: end now and report what is known. */
   terminate(): void;
-  /** What can wait until the report is out (the outcome does not depend on it). */
-  cleanUp?(): Promise<void>;
 }
 
 export async function runAndReport<R extends PodReport>(run: AgentRun<R>, deliver: (report: R) => Promise<void>, log: Logger, summary: (report: R) => object): Promise<number> {
@@ -25,8 +23,6 @@ export async function runAndReport<R extends PodReport>(run: AgentRun<R>, delive
       return 1;
     }
   } finally {
-    // Still handling SIGTERM, so a pod deleted once it reported does not leave its browser behind.
-    await run.cleanUp?.();
     process.off('SIGTERM', onSigterm);
   }
 }

@@ -132,14 +132,17 @@ export class InvocationRun {
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
-    return this.#report(outcome, await this.#stopUserCode());
+    const sessionLogs = await this.#stopUserCode();
+    // The report says the session is over: its browser is gone by then.
+    await this.#releaseBrowser();
+    return this.#report(outcome, sessionLogs);
   }
 
   /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
   async discard(): Promise<void> {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
     await this.#stopUserCode();
-    await this.cleanUp();
+    await this.#releaseBrowser();
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -322,8 +325,8 @@ export class InvocationRun {
     return recorder ? await recorder.stop() : [];
   }
 
-  /** Once the report is out (the outcome does not wait for it): the browser goes, then the runtime API. */
-  async cleanUp(): Promise<void> {
+  /** The browser goes, then the runtime API. */
+  async #releaseBrowser(): Promise<void> {
     await (await settledValue(this.#browserLaunch))?.release();
     await this.#prepared?.api.close();
   }

@@ -238,9 +238,9 @@ const QUANTITY_PATTERN = '^[0-9]+(\\.[0-9]+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$';
 const quantity = (description: string): JsonSchema => ({ type: 'string', pattern: QUANTITY_PATTERN, maxLength: 32, description });
 const count = (description: string, maximum: number): JsonSchema => ({ type: 'integer', minimum: 0, maximum, description });
 
-export const MAX_POOL_MEMBERS = 100;
+const MAX_POOL_MEMBERS = 100;
 
-export const launchShapeSchema: JsonSchema = {
+const launchShapeSchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   description: 'How members launch their browser. An invocation whose sessionConfig launches the same way (browserSettings.viewport) starts on a member; any other starts cold.',

@@ -3,7 +3,8 @@ import { HttpError } from '../../http-error.js';
 import { authenticatePod, podParamsSchema, type PodParams } from './pod-access.js';
 import { invocationInput } from './invocation-input.js';
 import { Kinds } from '../../../cluster/objects.js';
-import { isConflict, type ClusterPort } from '../../../cluster/port.js';
+import type { ClusterPort } from '../../../cluster/port.js';
+import { retryOnConflict } from '../../../cluster/retry.js';
 import { Annotations, Labels, type InvocationObject } from '../../../schemas/resources.js';
 import type { PodObject } from '../../../schemas/pod.js';
 
@@ -46,17 +47,17 @@ const claimedFor = (pod: PodObject): string | undefined => pod.metadata.labels?.
 /** The member's first wait says its browser and code loader are up: the pool may hand it out from now on. */
 async function markReady(cluster: ClusterPort, member: PodObject): Promise<PodObject> {
   const pods = cluster.resource<PodObject>(Kinds.Pod);
-  let pod: PodObject | undefined = member;
-  for (let attempt = 0; pod && !pod.metadata.annotations?.[Annotations.memberReady] && !claimedFor(pod); attempt += 1) {
-    try {
-      return await pods.update({ ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotations.memberReady]: new Date().toISOString() } } });
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 3) throw err;
-      pod = await pods.get(member.metadata.namespace, member.metadata.name);
-    }
-  }
-  if (!pod) throw new HttpError(404, `Pod ${member.metadata.name} no longer exists`);
-  return pod;
+  let first = true;
+  return retryOnConflict(
+    async () => {
+      const pod = first ? member : await pods.get(member.metadata.namespace, member.metadata.name);
+      first = false;
+      if (!pod) throw new HttpError(404, `Pod ${member.metadata.name} no longer exists`);
+      if (pod.metadata.annotations?.[Annotations.memberReady] || claimedFor(pod)) return pod;
+      return pods.update({ ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotations.memberReady]: new Date().toISOString() } } });
+    },
+    { retries: 3 },
+  );
 }
 
 /** The invocation the member is claimed for, as soon as it is; undefined after `waitMs` or when the pod goes. */

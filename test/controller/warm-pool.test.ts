@@ -13,7 +13,7 @@ import { InvocationReconciler } from '../../src/controller/reconcilers/invocatio
 import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
 import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
-import { DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS, memoryBytes } from '../../src/controller/policies/pool.js';
+import { CLAIM_START_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS, memoryBytes } from '../../src/controller/policies/pool.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
@@ -70,6 +70,9 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
 
   const members = (pool = 'warm') => pods.list((pod) => pod.metadata.labels?.[Labels.pool] === pool);
   const idle = (pool = 'warm') => members(pool).filter((pod) => !pod.metadata.labels?.[Labels.invocationName] && !pod.metadata.deletionTimestamp);
+  /** Idle members as the store has them, whatever the cache shows yet. */
+  const idleInStore = async (pool = 'warm') =>
+    (await cluster.resource<PodObject>(Kinds.Pod).list(NS, { labelSelector: `${Labels.pool}=${pool},!${Labels.invocationName}` })).items.filter((pod) => !pod.metadata.deletionTimestamp);
   const poolStatus = async (name = 'warm') => (await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get(NS, name))!.status!;
   const podOf = async (inv: InvocationObject) => (await cluster.resource<InvocationObject>(Kinds.Invocation).get(NS, inv.metadata.name))!.status?.podName;
 
@@ -159,8 +162,16 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     const claimed = await podOf(inv);
     assert.ok(claimed === a.metadata.name || claimed === b.metadata.name);
     await waitFor('the claim in the cache', async () => (idle().length === 1 ? true : undefined));
+    // While the claimed member starts its handler, and no invocation waits, its replacement waits.
+    const deferred = await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await idleInStore()).length, 1);
+    assert.ok(deferred && deferred.requeueAfterMs! <= CLAIM_START_MS, `looks again once the handler has had its start: ${JSON.stringify(deferred)}`);
+    now += CLAIM_START_MS;
+    // Two reconciles before the cache shows the first one's member make one replacement, not two.
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
     await waitFor('a replacement', async () => (idle().length === 2 ? true : undefined));
+    assert.equal((await idleInStore()).length, 2);
     assert.equal((await poolStatus()).claimed, 1);
 
     // One member's browser died (its pod failed); the clock passes the other's age limit.

@@ -15,6 +15,12 @@ export const DEMAND_WINDOW_MS = 10_000;
 export const MEMBER_START_LIMIT_MS = 120_000;
 /** Members above demand stay at least this long after they were made (zero demand removes them at once). */
 export const SCALE_DOWN_DELAY_MS = 60_000;
+/**
+ * A member claimed this recently is starting its handler: replacements wait until it has, or has
+ * ended, unless invocations wait for a member, so a browser start does not take the node's CPU
+ * from the invocation a warm start is meant to speed up.
+ */
+export const CLAIM_START_MS = 3000;
 /** How often a pool held back by the memory cap looks again. */
 export const CAPPED_RECHECK_MS = 5000;
 /** Pool names become label values (63 characters) and pod name prefixes. */
@@ -98,11 +104,15 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
   const ready: PodObject[] = [];
   const starting: PodObject[] = [];
   let claimed = 0;
+  let startingHandlerUntil = 0;
   const rechecks: number[] = [];
   for (const pod of members) {
     if (pod.metadata.deletionTimestamp) continue;
     if (!isIdleMember(pod)) {
-      if (!isPodTerminal(pod)) claimed += 1;
+      if (isPodTerminal(pod)) continue;
+      claimed += 1;
+      const claimedAt = Date.parse(pod.metadata.annotations?.[Annotations.claimedAt] ?? '');
+      if (now - claimedAt < CLAIM_START_MS) startingHandlerUntil = Math.max(startingHandlerUntil, claimedAt + CLAIM_START_MS);
       continue;
     }
     const age = ageOf(pod, now);
@@ -119,7 +129,9 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
     }
   }
   const live = ready.length + starting.length;
-  const create = Math.max(0, Math.min(desired - live, room));
+  const deferred = waiting === 0 && startingHandlerUntil > now;
+  const create = deferred ? 0 : Math.max(0, Math.min(desired - live, room));
+  if (deferred && desired > live) rechecks.push(startingHandlerUntil - now);
   if (live > desired) {
     // Starting members go first (nothing waits for them yet), then the oldest ready ones. Above
     // zero, only members past the scale-down delay go, so a burst's extra members are not made and
@@ -132,13 +144,13 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
   if (active && idleMs > 0 && desired > 0) rechecks.push(lastActive + idleMs - now);
   for (const t of recent) rechecks.push(t + DEMAND_WINDOW_MS - now);
   // Held back by the memory cap: room may free up in another pool, which does not tell this one.
-  if (create < desired - live) rechecks.push(CAPPED_RECHECK_MS);
+  if (!deferred && create < desired - live) rechecks.push(CAPPED_RECHECK_MS);
 
   return {
     create,
     remove,
     status: { ready: ready.length, starting: starting.length, claimed, desired, lastActiveTime: isoAt(lastActive) },
-    ready: readiness(problem, desired, ready.length, create < desired - live),
+    ready: readiness(problem, desired, ready.length, !deferred && create < desired - live),
     recheckAfterMs: Math.max(1000, Math.min(60_000, ...rechecks.filter((ms) => ms > 0))),
   };
 }

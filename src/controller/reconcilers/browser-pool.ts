@@ -27,7 +27,17 @@ export interface BrowserPoolReconcilerDeps {
   log: Logger;
 }
 
+/** How long a member this process made may stay unseen by the cache before it is no longer counted. */
+const UNSEEN_MEMBER_GRACE_MS = 30_000;
+
 export class BrowserPoolReconciler implements Reconciler {
+  /**
+   * Members made by this process that the pod cache did not show yet, by `namespace/name`: counted
+   * as starting, or a reconcile running before the cache catches up makes them a second time
+   * (ReplicaSet's "expectations").
+   */
+  private readonly unseen = new Map<string, { pod: PodObject; madeAt: number }>();
+
   constructor(private readonly deps: BrowserPoolReconcilerDeps) {}
 
   async reconcile({ namespace, name }: Request): Promise<Result | void> {
@@ -36,7 +46,7 @@ export class BrowserPoolReconciler implements Reconciler {
     // Members go with the pool as its dependents; claimed ones belong to their invocations by then.
     if (!pool || pool.metadata.deletionTimestamp) return;
     const now = this.deps.clock();
-    const members = this.deps.pods.list((pod) => pod.metadata.namespace === namespace && pod.metadata.labels?.[Labels.pool] === name);
+    const members = this.membersOf(namespace, name, now);
     const plan = planPool({
       pool,
       members,
@@ -48,16 +58,30 @@ export class BrowserPoolReconciler implements Reconciler {
       log.info({ pool: name, namespace, member: pod.metadata.name, why }, 'removing a pool member');
       await this.deleteIdle(pod);
     }
-    for (let i = 0; i < plan.create; i += 1) await createPodWithToken(cluster, poolMemberPod(pool, this.deps.templates, new Date(now)), this.deps.templates.podTokenSecret);
+    for (let i = 0; i < plan.create; i += 1) {
+      const made = await createPodWithToken(cluster, poolMemberPod(pool, this.deps.templates, new Date(now)), this.deps.templates.podTokenSecret);
+      this.unseen.set(`${namespace}/${made.metadata.name}`, { pod: made, madeAt: now });
+    }
     await this.setStatus(pool, { ...plan.status, observedGeneration: pool.metadata.generation }, plan.ready, now);
     return { requeueAfterMs: plan.recheckAfterMs };
+  }
+
+  /** The pool's pods in the cache, plus those this process made that the cache does not show yet. */
+  private membersOf(namespace: string | undefined, pool: string, now: number): PodObject[] {
+    const members = this.deps.pods.list((pod) => pod.metadata.namespace === namespace && pod.metadata.labels?.[Labels.pool] === pool);
+    for (const [key, { pod, madeAt }] of this.unseen) {
+      const [ns, name] = key.split('/');
+      if (this.deps.pods.get(ns, name) || now - madeAt > UNSEEN_MEMBER_GRACE_MS) this.unseen.delete(key);
+      else if (ns === namespace && pod.metadata.labels?.[Labels.pool] === pool) members.push(pod);
+    }
+    return members;
   }
 
   /** Memory reserved by every idle member on the node, each by its own pool's request. */
   private idleMemberBytes(): number[] {
     const pools = new Map(this.deps.pools.list().map((pool) => [`${pool.metadata.namespace}/${pool.metadata.name}`, pool]));
-    return this.deps.pods
-      .list((pod) => !!pod.metadata.labels?.[Labels.pool] && isIdleMember(pod) && !pod.metadata.deletionTimestamp)
+    const cached = this.deps.pods.list((pod) => !!pod.metadata.labels?.[Labels.pool] && isIdleMember(pod) && !pod.metadata.deletionTimestamp);
+    return [...cached, ...[...this.unseen.values()].map(({ pod }) => pod)]
       .map((pod) => pools.get(`${pod.metadata.namespace}/${pod.metadata.labels?.[Labels.pool]}`))
       .map((pool) => (pool ? memberMemoryBytes(pool) : 0));
   }

@@ -132,17 +132,14 @@ export class InvocationRun {
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
-    const sessionLogs = await this.#stopUserCode();
     // The report says the session is over: its browser is gone by then.
-    await this.#releaseBrowser();
-    return this.#report(outcome, sessionLogs);
+    return this.#report(outcome, await this.#endSession());
   }
 
   /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
   async discard(): Promise<void> {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
-    await this.#stopUserCode();
-    await this.#releaseBrowser();
+    await this.#endSession();
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -315,20 +312,19 @@ export class InvocationRun {
     });
   }
 
-  /** Stops the user's code first, then the recorder. Returns the session log. */
-  async #stopUserCode(): Promise<SessionLogEntry[]> {
+  /**
+   * The user's code and the browser are killed together (each waits for its processes to be
+   * reaped), then the recorder stops. Returns the session log.
+   */
+  async #endSession(): Promise<SessionLogEntry[]> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#launchAbort.abort();
-    await this.#user?.kill();
+    const browserReleased = settledValue(this.#browserLaunch).then((leased) => leased?.release());
+    await Promise.all([this.#user?.kill(), browserReleased]);
+    await this.#prepared?.api.close();
     await this.#drainOutput();
     const recorder = await settledValue(this.#recorderStart);
     return recorder ? await recorder.stop() : [];
-  }
-
-  /** The browser goes, then the runtime API. */
-  async #releaseBrowser(): Promise<void> {
-    await (await settledValue(this.#browserLaunch))?.release();
-    await this.#prepared?.api.close();
   }
 
   async #drainOutput(): Promise<void> {

@@ -18,7 +18,7 @@ if (!codeDir) throw new Error('code-loader: the code directory is required');
 
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const resolveFromCode = createRequire(join(codeDir, 'index.js'));
-await Promise.all(RUNTIME_PACKAGES.map((name) => preload(name)));
+await Promise.all([...RUNTIME_PACKAGES.map((name) => preload(name)), warmFetch()]);
 try {
   writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD })}\n`);
 } catch {
@@ -40,6 +40,21 @@ async function preload(name: string): Promise<void> {
     await import(pathToFileURL(esmEntry(name) ?? resolveFromCode.resolve(name)).href);
   } catch {
     // Not provided here, or not loadable on its own: the bundle's import reports it if it needs it.
+  }
+}
+
+/**
+ * Node loads fetch's HTTP client and compiles its parser on the first request (about 70 ms): done
+ * here, the handler's first `next` to the runtime API does not wait for it. The answer (a 404) is
+ * not read for anything.
+ */
+async function warmFetch(): Promise<void> {
+  const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
+  if (!runtimeApi) return;
+  try {
+    await (await fetch(`http://${runtimeApi}/`, { method: 'HEAD' })).arrayBuffer();
+  } catch {
+    // The runtime API is the agent's: if it does not answer, the SDK's own request says so.
   }
 }
 

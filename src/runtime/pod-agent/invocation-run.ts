@@ -194,7 +194,7 @@ export class InvocationRun {
     const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
     const user = startSandboxedProcess({
       script: CODE_LOADER_PATH,
-      args: [layout.codeDir],
+      args: [layout.codeDir, ...(this.settings.poolMember ? ['--preload'] : [])],
       cwd: layout.appDir,
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,

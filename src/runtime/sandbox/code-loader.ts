@@ -1,9 +1,10 @@
-// The user process of a browser pod starts before its code is there: this script loads the
-// packages the runtime provides, then imports the bundle whose path the agent writes to stdin.
-// So the Node start and the runtime packages' load overlap the artifact's download (cold pods)
-// or are done before the invocation arrives (warm pool members).
-// Usage: node code-loader.js <code dir>
-import { readFileSync, writeSync } from 'node:fs';
+// The user process of a browser pod starts before its code is there: this script starts Node and
+// its HTTP client, then imports the bundle whose path the agent writes to stdin. So the Node start
+// overlaps the artifact's download (cold pods). A warm pool member (--preload) also loads every
+// package the runtime provides before the invocation arrives; a cold pod loads only those its
+// bundle imports, once it knows them.
+// Usage: node code-loader.js <code dir> [--preload]
+import { existsSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,10 +16,11 @@ const RUNTIME_PACKAGES = ['playwright-core', 'puppeteer-core', 'chrome-remote-in
 
 const codeDir = process.argv[2];
 if (!codeDir) throw new Error('code-loader: the code directory is required');
+const preloadAll = process.argv[3] === '--preload';
 
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const resolveFromCode = createRequire(join(codeDir, 'index.js'));
-await Promise.all([...RUNTIME_PACKAGES.map((name) => preload(name)), warmFetch()]);
+await Promise.all([...(preloadAll ? [...RUNTIME_PACKAGES, 'ws'] : []).map((name) => preload(name)), warmFetch()]);
 try {
   writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD })}\n`);
 } catch {
@@ -33,7 +35,29 @@ const bundlePath = await new Promise<string | undefined>((resolve) => {
 lines.close();
 process.stdin.destroy();
 // stdin closed without a path: the invocation ended before its code was there.
-if (bundlePath) await import(pathToFileURL(bundlePath).href);
+if (bundlePath) {
+  if (!preloadAll) await Promise.all(runtimePackagesImportedBy(bundlePath).map((name) => preload(name)));
+  await import(pathToFileURL(bundlePath).href);
+}
+
+/**
+ * The runtime packages the bundle imports, loaded by their resolved files before the bundle. Inside
+ * the pod sandbox a bare import from the bundle resolves through the pod's node_modules link without
+ * following it (a second instance of the package), and chrome-remote-interface came out of it as an
+ * empty object unless `ws`, the WebSocket client it shares with puppeteer-core, was loaded first;
+ * why is not known, so `ws` is loaded first too. A bundle that came with installed packages (which
+ * may import runtime ones themselves) gets all of them.
+ */
+function runtimePackagesImportedBy(main: string): string[] {
+  if (existsSync(join(dirname(main), 'node_modules'))) return [...RUNTIME_PACKAGES, 'ws'];
+  // The artifact's main file imports the compiled entry (src/build/artifact.ts), which holds the imports.
+  const mainSource = readFileSync(main, 'utf8');
+  const entries = [...mainSource.matchAll(/^import ("[^"\n]+");$/gm)].map((match) => JSON.parse(match[1]) as string).filter((spec) => spec.startsWith('.'));
+  const source = [mainSource, ...entries.map((spec) => readFileSync(join(dirname(main), spec), 'utf8'))].join('\n');
+  // esbuild writes an external import as its specifier in quotes: "name" or "name/subpath".
+  const imported = RUNTIME_PACKAGES.filter((name) => ['"', "'", '`'].some((quote) => source.includes(`${quote}${name}${quote}`) || source.includes(`${quote}${name}/`)));
+  return imported.length > 0 ? [...imported, 'ws'] : [];
+}
 
 async function preload(name: string): Promise<void> {
   try {

@@ -195,7 +195,7 @@ interface ProcessInfo {
 }
 
 function header(): string {
-  return 'min | invocations ok/failed | invoke p50/p95/p99 ms | GET invocation p99 ms | fetch p50/p95 ms | serve RSS MiB, fds | pods: processes, RSS MiB | zombies | data dir MiB (store.db)';
+  return 'min | invocations ok/failed | invoke p50/p95/p99 ms | GET invocation p99 ms | fetch p50/p95 ms | serve RSS MiB, fds | pods: processes, RSS MiB | zombies | data dir MiB (store.db and its write-ahead log)';
 }
 
 function report(minute: number, period: Period, servePid: number, dataDir: string): string {
@@ -220,7 +220,7 @@ function report(minute: number, period: Period, servePid: number, dataDir: strin
     `${serve ? mib(serve.rssKiB) : '?'}, ${serve?.fds ?? '?'}`,
     roles,
     String(zombies),
-    `${(folderBytes(dataDir) / 1024 / 1024).toFixed(1)} (${(fileBytes(join(dataDir, 'store.db')) / 1024 / 1024).toFixed(1)})`,
+    `${(folderBytes(dataDir) / 1024 / 1024).toFixed(1)} (${((fileBytes(join(dataDir, 'store.db')) + fileBytes(join(dataDir, 'store.db-wal'))) / 1024 / 1024).toFixed(1)})`,
   ].join(' | ');
 }
 

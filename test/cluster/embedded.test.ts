@@ -162,6 +162,8 @@ describe('embedded cluster store', function () {
     // A real SQLite failure in the middle of the cascade: the third deletion's event cannot be written
     // while the "fuse" ConfigMap exists.
     const raw = new sqlite.Database(store.file);
+    // The store's write-ahead log needs shared memory, which this SQLite build has only under an exclusive lock.
+    raw.exec('PRAGMA locking_mode = EXCLUSIVE');
     raw.exec(`CREATE TRIGGER inject_failure BEFORE INSERT ON events
               WHEN NEW.name = 'poison' AND EXISTS (SELECT 1 FROM objects WHERE name = 'fuse')
               BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);

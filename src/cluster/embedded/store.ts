@@ -80,6 +80,10 @@ export class EmbeddedStore {
       db = new sqlite.Database(options.file);
       // This process owns the file (see file-owner.ts): hold SQLite's lock for the whole session.
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
+      // A write-ahead log syncs once per commit where the rollback journal syncs three times: about
+      // 4 ms a write instead of 27 on this project's test machine, still on disk before it returns.
+      // The exclusive lock above lets it work without shared memory, which this SQLite build lacks.
+      db.exec('PRAGMA journal_mode = WAL');
       migrate(db);
       checkEncryptionKey(db, sealer);
       return new EmbeddedStore(db, sealer, retention, release, options.file === ':memory:' ? '' : dirname(resolve(options.file)));

@@ -15,6 +15,13 @@ export class Metrics {
     buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
     registers: [this.registry],
   });
+  readonly invocationPhases = new Histogram({
+    name: 'browserfn_invocation_phase_seconds',
+    help: 'Where an invocation spends its time: queued (invoke to admission), start (admission to the handler having its event), handler (until it returned or failed), report (until the status says so); by how its browser started',
+    labelNames: ['phase', 'start'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
   readonly buildDuration = new Histogram({
     name: 'browserfn_build_duration_seconds',
     help: 'From upload to a terminal build status',

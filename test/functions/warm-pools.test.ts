@@ -93,6 +93,8 @@ describe('warm pools (embedded, real Chromium)', function () {
     }
     const refilled = await readyMembers('default', 2);
     assert.ok(refilled.every((name) => !served.has(name)), 'the pool refills with new members');
+    const phases = await phaseCounts('warm');
+    for (const phase of ['queued', 'start', 'handler', 'report']) assert.ok(phases[phase] >= 4, `phase ${phase} of 4 warm invocations measured: ${JSON.stringify(phases)}`);
   });
 
   it('starts an invocation whose launch no pool has cold, with the browser it asked for', async () => {
@@ -101,7 +103,19 @@ describe('warm pools (embedded, real Chromium)', function () {
     assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
     assert.equal(done.results, 1111);
     assert.match(await podOf(id), /-a1$/, 'a pod made for the invocation');
+    const phases = await phaseCounts('cold');
+    for (const phase of ['queued', 'start', 'handler', 'report']) assert.ok(phases[phase] >= 1, `phase ${phase} of the cold invocation measured: ${JSON.stringify(phases)}`);
   });
+
+  /** How many invocations each phase histogram counted, for invocations whose browser started `start`. */
+  async function phaseCounts(start: 'warm' | 'cold'): Promise<Record<string, number>> {
+    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    const counts: Record<string, number> = {};
+    for (const match of text.matchAll(/^browserfn_invocation_phase_seconds_count\{phase="(\w+)",start="(\w+)"\} (\d+)$/gm)) {
+      if (match[2] === start) counts[match[1]] = Number(match[3]);
+    }
+    return counts;
+  }
 
   it('replaces an idle member whose browser was killed and never hands it out', async () => {
     const [victim] = await readyMembers('default', 2);

@@ -50,6 +50,8 @@ export class InvocationReconciler implements Reconciler {
   private readonly admitted = new Set<string>();
   /** Invocations this process just finished, which the cache may still show as running. */
   private readonly finished = new Set<string>();
+  /** When this process admitted each running invocation and how its browser started, for the phase metrics. */
+  private readonly started = new Map<string, { admittedAt: number; start: 'warm' | 'cold' }>();
   private readonly now: Clock;
 
   constructor(private readonly deps: InvocationReconcilerDeps) {
@@ -79,7 +81,7 @@ export class InvocationReconciler implements Reconciler {
         this.release(`${namespace}/${name}`);
         return this.deletePod(inv!);
       case 'finish':
-        return this.finish(inv!, step.phase, step.status);
+        return this.finish(inv!, step.phase, step.status, report !== undefined);
       case 'retry':
         return this.retry(inv!, step.why);
       case 'admit':
@@ -107,12 +109,20 @@ export class InvocationReconciler implements Reconciler {
       this.admitted.add(key);
     }
     const attempt = (inv.status?.attempts ?? 0) + 1;
+    let start: 'warm' | 'cold' = 'warm';
     try {
-      if (!(await this.claimWarmMember(inv, attempt))) await this.startCold(inv, attempt);
+      if (!(await this.claimWarmMember(inv, attempt))) {
+        start = 'cold';
+        await this.startCold(inv, attempt);
+      }
     } catch (err) {
       this.admitted.delete(key);
       throw err;
     }
+    const admittedAt = this.now();
+    this.started.set(key, { admittedAt, start });
+    const created = createdAt(inv);
+    if (!Number.isNaN(created)) this.deps.metrics.invocationPhases.labels('queued', start).observe(seconds(admittedAt - created));
     return { requeueAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
   }
 
@@ -163,18 +173,35 @@ export class InvocationReconciler implements Reconciler {
     return { requeueAfterMs: 0 };
   }
 
-  private async finish(inv: InvocationObject, phase: 'COMPLETED' | 'FAILED', patch: InvocationStatus): Promise<void> {
+  private async finish(inv: InvocationObject, phase: 'COMPLETED' | 'FAILED', patch: InvocationStatus, reported: boolean): Promise<void> {
     await this.setStatus(inv, { endedAt: isoAt(this.now()), ...patch, phase });
     this.deps.metrics.invocations.labels(phase).inc();
-    const created = Date.parse(inv.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? inv.metadata.creationTimestamp ?? '');
-    if (!Number.isNaN(created)) this.deps.metrics.invocationDuration.observe(Math.max(0, this.now() - created) / 1000);
+    const created = createdAt(inv);
+    if (!Number.isNaN(created)) this.deps.metrics.invocationDuration.observe(seconds(this.now() - created));
+    if (reported) this.observePhases(inv, patch);
     this.finished.add(`${inv.metadata.namespace}/${inv.metadata.name}`);
     this.release(`${inv.metadata.namespace}/${inv.metadata.name}`, true);
     await this.deletePod(inv);
   }
 
+  /**
+   * The phases after admission of an invocation its pod reported on; the pod's timestamps come from
+   * its own clock. Unknown after a restart of this process (it did not see the admission).
+   */
+  private observePhases(inv: InvocationObject, { startedAt, endedAt }: InvocationStatus): void {
+    const admission = this.started.get(invocationKey(inv));
+    const handlerStarted = Date.parse(startedAt ?? '');
+    const handlerEnded = Date.parse(endedAt ?? '');
+    if (!admission || Number.isNaN(handlerStarted) || Number.isNaN(handlerEnded)) return;
+    const phases = this.deps.metrics.invocationPhases;
+    phases.labels('start', admission.start).observe(seconds(handlerStarted - admission.admittedAt));
+    phases.labels('handler', admission.start).observe(seconds(handlerEnded - handlerStarted));
+    phases.labels('report', admission.start).observe(seconds(this.now() - handlerEnded));
+  }
+
   /** Forgets an admission; when a slot was freed, the waiting invocations get another look. */
   private release(key: string, slotFreed = false): void {
+    this.started.delete(key);
     if (this.admitted.delete(key) || slotFreed) this.deps.requeuePending();
   }
 
@@ -197,3 +224,7 @@ export class InvocationReconciler implements Reconciler {
     }
   }
 }
+
+const createdAt = (inv: InvocationObject): number => Date.parse(inv.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? inv.metadata.creationTimestamp ?? '');
+/** Seconds of a span in milliseconds; spans across two clocks may come out slightly negative. */
+const seconds = (ms: number): number => Math.max(0, ms) / 1000;

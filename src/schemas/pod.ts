@@ -37,7 +37,9 @@ export interface PodStatus {
   reason?: string;
   message?: string;
   startTime?: string;
-  containerStatuses?: { name: string; state?: { terminated?: { exitCode: number; reason?: string } } }[];
+  containerStatuses?: { name: string; state?: { terminated?: { exitCode: number; reason?: string }; waiting?: { reason?: string; message?: string } } }[];
+  /** PodScheduled says why a pod is not placed (e.g. Unschedulable: not enough memory on any node). */
+  conditions?: { type: string; status: string; reason?: string; message?: string }[];
 }
 
 export type PodObject = KubeObject & { spec: PodSpec; status?: PodStatus };

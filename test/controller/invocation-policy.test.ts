@@ -46,6 +46,39 @@ describe('invocation policy', () => {
       expect: { action: 'finish', phase: 'FAILED', status: { cause: { code: 'TIMED_OUT', message: `The invocation did not finish within its timeout of ${TIMEOUT_S} s` }, endedAt: new Date(T0 + s(120)).toISOString() } },
     },
     {
+      name: 'a pod the scheduler could not place by the deadline: FAILED with INTERNAL_ERROR quoting the scheduler',
+      observed: observe({
+        inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }),
+        pod: pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient memory.' }] }),
+        now: T0 + s(TIMEOUT_S + POD_GRACE_SECONDS),
+      }),
+      expect: {
+        action: 'finish',
+        phase: 'FAILED',
+        status: {
+          cause: { code: 'INTERNAL_ERROR', message: `The browser pod inv-1-a1 never started: still Pending after the timeout of ${TIMEOUT_S} s and ${POD_GRACE_SECONDS} s of grace (Unschedulable: 0/3 nodes are available: 3 Insufficient memory.); the handler never ran` },
+          endedAt: new Date(T0 + s(120)).toISOString(),
+        },
+      },
+    },
+    {
+      name: 'a pod bound to a node that never started it: FAILED naming the node',
+      observed: observe({ inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }), pod: { ...pod({ phase: 'Pending' }), spec: { containers: [], nodeName: 'node-7' } }, now: T0 + s(TIMEOUT_S + POD_GRACE_SECONDS + 1) }),
+      expect: {
+        action: 'finish',
+        phase: 'FAILED',
+        status: {
+          cause: { code: 'INTERNAL_ERROR', message: `The browser pod inv-1-a1 never started: still Pending after the timeout of ${TIMEOUT_S} s and ${POD_GRACE_SECONDS} s of grace (assigned to node node-7, which did not start it); the handler never ran` },
+          endedAt: new Date(T0 + s(121)).toISOString(),
+        },
+      },
+    },
+    {
+      name: 'a Pending pod before the deadline is waited for',
+      observed: observe({ inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }), pod: pod({ phase: 'Pending' }), now: T0 + s(30) }),
+      expect: { action: 'wait', recheckAfterMs: s(TIMEOUT_S + POD_GRACE_SECONDS - 30) },
+    },
+    {
       name: 'a report finishes it with the results',
       observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), report: { kind: 'invocation', phase: 'COMPLETED', results: { ok: 1 }, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport }),
       expect: { action: 'finish', phase: 'COMPLETED', status: { results: { ok: 1 }, cause: undefined, startedAt: 'a', endedAt: 'b' } },

@@ -98,6 +98,25 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
     assert.ok(!left || left.metadata.deletionTimestamp, 'the browser pod is deleted');
   });
 
+  it('fails with INTERNAL_ERROR naming why when its pod is still Pending at the deadline, and deletes the pod', async () => {
+    const { metadata } = await createInvocation();
+    await reconcile(metadata.name);
+    const podName = (await get(metadata.name)).status!.podName!;
+    const pod = await waitFor('the browser pod in the cache', async () => pods.get('p', podName));
+    const unschedulable = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/2 nodes are available: 2 Insufficient memory.' };
+    await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...pod, status: { phase: 'Pending', conditions: [unschedulable] } });
+    await waitFor('the condition in the cache', async () => (pods.get('p', podName)?.status?.conditions ? true : undefined));
+    // creationTimestamp has whole seconds: one more second is past the deadline whatever the fraction.
+    now += (TIMEOUT_S + POD_GRACE_SECONDS + 1) * 1000;
+    await reconcile(metadata.name);
+    const done = await get(metadata.name);
+    assert.equal(done.status?.phase, 'FAILED');
+    assert.equal(done.status?.cause?.code, 'INTERNAL_ERROR');
+    assert.match(done.status?.cause?.message ?? '', /never started: still Pending .*\(Unschedulable: 0\/2 nodes are available: 2 Insufficient memory\.\); the handler never ran/);
+    const left = await cluster.resource<PodObject>(Kinds.Pod).get('p', podName);
+    assert.ok(!left || left.metadata.deletionTimestamp, 'the browser pod is deleted');
+  });
+
   it(`starts again when the pod is deleted before it reported, and fails after ${MAX_ATTEMPTS} attempts`, async () => {
     const { metadata } = await createInvocation();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {

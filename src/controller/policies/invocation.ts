@@ -78,6 +78,11 @@ export function deadlineStep(inv: InvocationObject, now: number, pod?: PodObject
   // An unreadable start time counts as started now: wait a whole deadline rather than fail at once.
   if (Number.isNaN(left)) return { action: 'wait', recheckAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
   if (left > 0) return { action: 'wait', recheckAfterMs: left };
+  if (pod && pod.status?.phase !== 'Running' && inv.status?.phase !== 'RUNNING') {
+    const why = notRunningReason(pod);
+    const message = `The browser pod ${pod.metadata.name} never started: still ${pod.status?.phase ?? 'Pending'} after the timeout of ${inv.spec.timeoutSeconds} s and ${POD_GRACE_SECONDS} s of grace${why ? ` (${why})` : ''}; the handler never ran`;
+    return { action: 'finish', phase: 'FAILED', status: { cause: { code: 'INTERNAL_ERROR', message }, endedAt: isoAt(now) } };
+  }
   if (pod?.metadata.labels?.[Labels.pool]) {
     const message = `The warm browser pod ${pod.metadata.name} claimed for it never reported within the timeout of ${inv.spec.timeoutSeconds} s and ${POD_GRACE_SECONDS} s of grace`;
     return { action: 'finish', phase: 'FAILED', status: { cause: { code: 'INTERNAL_ERROR', message }, endedAt: isoAt(now) } };
@@ -87,4 +92,13 @@ export function deadlineStep(inv: InvocationObject, now: number, pod?: PodObject
     phase: 'FAILED',
     status: { cause: { code: 'TIMED_OUT', message: `The invocation did not finish within its timeout of ${inv.spec.timeoutSeconds} s` }, endedAt: isoAt(now) },
   };
+}
+
+/** What keeps a pod from running, as the scheduler or the kubelet put it. */
+function notRunningReason(pod: PodObject): string | undefined {
+  const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  if (unscheduled) return [unscheduled.reason, unscheduled.message].filter(Boolean).join(': ') || undefined;
+  const waiting = pod.status?.containerStatuses?.map((c) => c.state?.waiting).find((w) => w?.reason);
+  if (waiting) return [waiting.reason, waiting.message].filter(Boolean).join(': ');
+  return pod.spec.nodeName ? `assigned to node ${pod.spec.nodeName}, which did not start it` : 'not assigned to any node';
 }

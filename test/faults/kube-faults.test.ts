@@ -1,6 +1,7 @@
 // Faults on the real control plane (kube-apiserver + etcd built here): the node agent killed with
-// SIGKILL while a handler runs and started again, and the façade restarted while a pod reports.
-// Each time the invocation completes, once, and nothing of the lost pod is left running.
+// SIGKILL while a handler runs and started again, the façade restarted while a pod reports, and
+// etcd and the API server killed and restarted under the running watches. Each time the invocation
+// completes, and runs again only when its pod was lost.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +14,7 @@ import type { PodObject } from '../../src/schemas/pod.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { createLogger } from '../../src/config/logger.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/server/service.js';
-import { ensureControlPlane, kubectl, type ControlPlane } from '../support/controlplane.js';
+import { ensureControlPlane, kubectl, restartControlPlane, type ControlPlane } from '../support/controlplane.js';
 import { startHoldServer } from '../support/hold-server.js';
 import { assertNoProcessesUnder } from '../support/processes.js';
 import { writeProject } from '../support/projects.js';
@@ -183,6 +184,31 @@ describe('faults on a real kube-apiserver', function () {
       assert.equal((done.results as { tag: string }).tag, 'facade-restarted');
       const inv = await kubectl(['get', 'invocations.browserfn.dev', created.body.id, '-n', project, '-o', 'json']);
       assert.equal(JSON.parse(inv.stdout).status.attempts, 1, 'the handler ran once');
+    } finally {
+      hold.release();
+      await hold.close();
+    }
+  });
+
+  it('etcd and the API server killed and restarted mid-watch: the running invocation completes once, and the next one too', async () => {
+    const hold = await startHoldServer();
+    try {
+      const created = await client().request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold.url, tag: 'store-restarted' } });
+      assert.equal(created.status, 202);
+      await hold.arrived(1);
+      await restartControlPlane();
+      hold.release();
+      const done = await waitInvocation(client(), created.body.id, 180_000);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+      assert.equal((done.results as { tag: string }).tag, 'store-restarted');
+      const inv = await kubectl(['get', 'invocations.browserfn.dev', created.body.id, '-n', project, '-o', 'json']);
+      assert.equal(JSON.parse(inv.stdout).status.attempts, 1, 'the handler ran once');
+
+      // The controllers' watches came back: a new invocation is admitted, run and finished.
+      const next = await client().request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold.url, tag: 'after-restart' } });
+      assert.equal(next.status, 202);
+      const nextDone = await waitInvocation(client(), next.body.id, 180_000);
+      assert.equal(nextDone.status, 'COMPLETED', JSON.stringify(nextDone.cause));
     } finally {
       hold.release();
       await hold.close();

@@ -118,3 +118,12 @@ export async function kubectl(args: string[], stdin?: string): Promise<{ code: n
     child.stdin?.end(stdin);
   });
 }
+
+/**
+ * Kills etcd and kube-apiserver of the running control plane and starts them again with the same
+ * ports and data (scripts/controlplane/restart.sh): a crash and restart under running watches.
+ */
+export async function restartControlPlane(): Promise<void> {
+  const { code, output } = await runScript('restart.sh');
+  if (code !== 0) throw new Error(`restart.sh failed (${code}): ${output.slice(-2000)}`);
+}

@@ -10,12 +10,15 @@ import { Metrics } from '../../src/config/metrics.js';
 import { Informer } from '../../src/controller/runtime/informer.js';
 import { InvocationReconciler } from '../../src/controller/reconcilers/invocation.js';
 import { MAX_ATTEMPTS } from '../../src/controller/policies/invocation.js';
+import { browserPod } from '../../src/controller/pods/templates.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';
 
 const TIMEOUT_S = 60;
+
+const TEMPLATES = { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'x', image: 'browserfn' };
 
 describe('invocation reconciler with a fake clock (embedded store)', () => {
   let cluster: ClusterPort;
@@ -37,7 +40,7 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
       cluster,
       invocations,
       pods,
-      templates: { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'x', image: 'browserfn' },
+      templates: TEMPLATES,
       maxConcurrentInvocations: 1,
       maxRunningInvocationsPerProject: 0,
       metrics: new Metrics(),
@@ -115,6 +118,18 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
     assert.match(done.status?.cause?.message ?? '', /never started: still Pending .*\(Unschedulable: 0\/2 nodes are available: 2 Insufficient memory\.\); the handler never ran/);
     const left = await cluster.resource<PodObject>(Kinds.Pod).get('p', podName);
     assert.ok(!left || left.metadata.deletionTimestamp, 'the browser pod is deleted');
+  });
+
+  it('an admission cut short after its pod was made (the operator died before the status write) goes on with that pod: never two', async () => {
+    const inv = await createInvocation();
+    // What the dead replica got done: the pod of attempt 1, but no podName in the status.
+    const made = await cluster.resource<PodObject>(Kinds.Pod).create(browserPod(inv, 1, TEMPLATES));
+    await waitFor('the pod in the cache', async () => pods.get('p', made.metadata.name));
+    assert.equal((await get(inv.metadata.name)).status?.podName, undefined);
+    await reconcile(inv.metadata.name);
+    assert.equal((await get(inv.metadata.name)).status?.podName, made.metadata.name);
+    const all = await cluster.resource<PodObject>(Kinds.Pod).list('p', { labelSelector: `browserfn.dev/invocation=${inv.metadata.name}` });
+    assert.deepEqual(all.items.map((pod) => pod.metadata.uid), [made.metadata.uid], 'the same pod, not a second one');
   });
 
   it(`starts again when the pod is deleted before it reported, and fails after ${MAX_ATTEMPTS} attempts`, async () => {

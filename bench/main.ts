@@ -5,6 +5,7 @@ import { runFetchBench } from './fetch.js';
 import { runSandboxBench } from './sandbox.js';
 import { runArtifactFormatsBench } from './artifact-formats.js';
 import { runArtifactStartBench } from './artifact-start.js';
+import { runLoadBench } from './load.js';
 
 const only = process.argv[2];
 if (!only || only === 'invocations') await runInvocationBench();
@@ -12,3 +13,5 @@ if (!only || only === 'sandbox') await runSandboxBench();
 if (!only || only === 'fetch') await runFetchBench();
 if (!only || only === 'artifacts') await runArtifactFormatsBench();
 if (!only || only === 'artifact-start') await runArtifactStartBench();
+// Not in the default run: it takes the machine for about half an hour at its default size.
+if (only === 'load') await runLoadBench();

@@ -157,7 +157,7 @@ export const Labels = {
   launchHash: 'browserfn.dev/launch-hash',
 } as const;
 
-/** Annotations the controllers put on pods for the node agent. */
+/** Annotations the controllers and the façade put on pods and invocations. */
 export const Annotations = {
   /** A browser pod's artifact manifest ConfigMap (in the pod's namespace): the node agent's cache serves it. */
   artifact: 'browserfn.dev/artifact',
@@ -167,6 +167,8 @@ export const Annotations = {
   memberCreatedAt: 'browserfn.dev/member-created-at',
   /** When a pool member was claimed for its invocation. */
   claimedAt: 'browserfn.dev/claimed-at',
+  /** On an Invocation: when cancelling it was asked for; the invocation reconciler ends it. */
+  cancelRequestedAt: 'browserfn.dev/cancel-requested-at',
 } as const;
 
 /** Values of the role label on ConfigMaps, Pods and Secrets. */

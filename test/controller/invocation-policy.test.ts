@@ -79,6 +79,19 @@ describe('invocation policy', () => {
       expect: { action: 'wait', recheckAfterMs: s(TIMEOUT_S + POD_GRACE_SECONDS - 30) },
     },
     {
+      name: 'a cancel asked for ends it FAILED with CANCELLED, queued or running',
+      observed: observe({ inv: { ...invocation(running()), metadata: { ...invocation().metadata, annotations: { 'browserfn.dev/cancel-requested-at': '2026-01-01T00:00:07.000Z' } } }, pod: pod({ phase: 'Running' }), now: T0 + s(8) }),
+      expect: { action: 'finish', phase: 'FAILED', status: { cause: { code: 'CANCELLED', message: 'Cancelled on request at 2026-01-01T00:00:07.000Z' }, endedAt: new Date(T0 + s(8)).toISOString() } },
+    },
+    {
+      name: 'a report already in wins over a cancel asked for after the handler ended',
+      observed: observe({
+        inv: { ...invocation(running()), metadata: { ...invocation().metadata, annotations: { 'browserfn.dev/cancel-requested-at': '2026-01-01T00:00:07.000Z' } } },
+        report: { kind: 'invocation', phase: 'COMPLETED', results: 1, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport,
+      }),
+      expect: { action: 'finish', phase: 'COMPLETED' },
+    },
+    {
       name: 'a report finishes it with the results',
       observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), report: { kind: 'invocation', phase: 'COMPLETED', results: { ok: 1 }, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport }),
       expect: { action: 'finish', phase: 'COMPLETED', status: { results: { ok: 1 }, cause: undefined, startedAt: 'a', endedAt: 'b' } },

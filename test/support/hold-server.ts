@@ -7,6 +7,8 @@ export interface HoldServer {
   url: string;
   /** Resolves when `count` requests have arrived in all. */
   arrived(count: number): Promise<void>;
+  /** How many requests have arrived. */
+  seen(): number;
   /** Answers the held requests and every later one at once. */
   release(): void;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export async function startHoldServer(): Promise<HoldServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen: () => seen,
     arrived: (count) => (seen >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve }))),
     release() {
       released = true;

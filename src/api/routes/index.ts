@@ -6,6 +6,7 @@ import buildsGet from './functions/builds-get.js';
 import buildsLogs from './functions/builds-logs.js';
 import invocationsGet from './functions/invocations-get.js';
 import invocationsLogs from './functions/invocations-logs.js';
+import invocationsCancel from './functions/invocations-cancel.js';
 import versionsGet from './functions/versions-get.js';
 import functionsList from './functions/functions-list.js';
 import functionsGet from './functions/functions-get.js';
@@ -26,6 +27,7 @@ export const functionRoutes: RouteDefinition[] = [
   buildsLogs,
   invocationsGet,
   invocationsLogs,
+  invocationsCancel,
   versionsGet,
   functionsList,
   functionsGet,

@@ -17,12 +17,14 @@ export function registerInvokeCommand(program: Command): void {
     .option('--session <json>', 'sessionCreateParams overrides, as JSON')
     .option('--api-url <url>', 'the browserfn API (env BROWSERFN_API_URL, default http://127.0.0.1:3000)')
     .option('--poll-ms <ms>', 'how often to check the invocation', '500')
-    .action(async (functionId: string, opts: { params: string; session?: string; apiUrl?: string; pollMs: string }) => {
+    .option('--cancel-on-interrupt', 'on Ctrl-C (SIGINT), cancel the invocation before exiting')
+    .action(async (functionId: string, opts: { params: string; session?: string; apiUrl?: string; pollMs: string; cancelOnInterrupt?: boolean }) => {
       const client = new ApiClient({ apiUrl: opts.apiUrl });
       const body: Record<string, unknown> = { params: parseJson(opts.params, '--params') };
       if (opts.session) body.sessionCreateParams = parseJson(opts.session, '--session');
       let inv = await client.request<InvocationView>('POST', `/v1/functions/${functionId}/invoke`, body);
       process.stderr.write(`Invocation ${inv.id} (session ${inv.sessionId}) ${inv.status}\n`);
+      if (opts.cancelOnInterrupt) cancelOnInterrupt(client, inv.id);
       while (inv.status === 'PENDING' || inv.status === 'RUNNING') {
         await sleep(Number(opts.pollMs));
         inv = await client.request<InvocationView>('GET', `/v1/functions/invocations/${inv.id}`);
@@ -36,6 +38,24 @@ export function registerInvokeCommand(program: Command): void {
       }
       process.stdout.write(JSON.stringify(inv.results ?? null, null, 2) + '\n');
     });
+}
+
+/** The first Ctrl-C cancels the invocation and exits with 130 once it has; a second one exits at once. */
+function cancelOnInterrupt(client: ApiClient, id: string): void {
+  process.once('SIGINT', () => {
+    process.stderr.write(`Cancelling invocation ${id}…\n`);
+    process.once('SIGINT', () => process.exit(130));
+    client.request<InvocationView>('POST', `/v1/functions/invocations/${id}/cancel`).then(
+      (inv) => {
+        process.stderr.write(`Invocation ${id} ${inv.status}${inv.cause ? `: ${inv.cause.code}` : ''}\n`);
+        process.exit(130);
+      },
+      (err: Error) => {
+        process.stderr.write(`Could not cancel invocation ${id}: ${err.message}\n`);
+        process.exit(130);
+      },
+    );
+  });
 }
 
 function parseJson(text: string, flag: string): unknown {

@@ -1,6 +1,6 @@
 // What the invocation reconciler does next, decided from what it observed: the Invocation, its
 // browser pod, the pod's report, and the time. Pure, so every path is tested with a fake clock.
-import { Labels, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
+import { Annotations, Labels, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { InvocationOutcome } from '../../schemas/reports.js';
 import { isTerminal } from '../../functions/invocations.js';
@@ -34,7 +34,12 @@ export type InvocationStep =
 export function nextInvocationStep({ inv, pod, report, now }: InvocationObservation): InvocationStep {
   if (!inv || inv.metadata.deletionTimestamp) return { action: 'forget' };
   if (isTerminal(inv)) return { action: 'clean-up' };
+  // A report already in wins over a cancel that came after the handler ended.
   if (report) return finishFromReport(inv, report, now);
+  const cancelledAt = inv.metadata.annotations?.[Annotations.cancelRequestedAt];
+  if (cancelledAt) {
+    return { action: 'finish', phase: 'FAILED', status: { cause: { code: 'CANCELLED', message: `Cancelled on request at ${cancelledAt}` }, endedAt: isoAt(now) } };
+  }
   if (!pod) {
     if (inv.status?.podName && inv.status.phase === 'RUNNING') return podLost(inv, 'its browser pod was deleted before it reported', now);
     return { action: 'admit' };

@@ -3,23 +3,17 @@
 // agent registered as a Node running the pods bound to it. Also: an operator restart in the
 // middle of an invocation, and two operator replicas handing the Lease over.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kinds } from '../../src/cluster/objects.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
-import { loadSettings } from '../../src/config/settings.js';
-import { createLogger } from '../../src/config/logger.js';
-import { startService, type RunningService, type ServiceOptions } from '../../src/server/service.js';
-import { ensureControlPlane, kubectl, type ControlPlane } from '../support/controlplane.js';
+import type { RunningService, ServiceOptions } from '../../src/server/service.js';
+import { kubectl } from '../support/controlplane.js';
+import { kubeProject, type KubeProject } from '../support/kube-project.js';
 import { startHoldServer, type HoldServer } from '../support/hold-server.js';
-import { assertNoProcessesUnder } from '../support/processes.js';
 import { writeProject } from '../support/projects.js';
 import { publish, waitInvocation } from '../support/publish.js';
-import { waitFor, type TestService } from '../support/service.js';
+import { waitFor } from '../support/service.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../../deploy/examples/function-inline.yaml', import.meta.url));
 
@@ -34,64 +28,26 @@ defineFn('wait-for-release', async (ctx, params: { url: string; tag: string }) =
 
 describe('functions end to end on a real kube-apiserver', function () {
   this.timeout(600_000);
-  let plane: ControlPlane;
-  const project = `e2e-${randomBytes(3).toString('hex')}`;
-  const nodeName = `node-${project}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-kube-e2e-'));
-  const apiKey = `key-${randomBytes(8).toString('hex')}`;
-  // Pods stay sandboxed, on the host's network: the hold server listens on 127.0.0.1 (see test/support/service.ts).
-  const env = {
-    BROWSERFN_API_KEYS: `${apiKey}:${project}`,
-    BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'),
-    BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'),
-    BROWSERFN_SANDBOX_NETWORK: 'host',
-    // Cold pods here (the restart test inspects the invocation's own pod); one test turns the pool on.
-    BROWSERFN_WARM_POOL_SIZE: '0',
-  };
-  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const running: RunningService[] = [];
+  let kube: KubeProject;
+  let project: string;
+  let nodeName: string;
   let api: RunningService;
   let hold: HoldServer;
   let fnId: string;
 
-  const start = async (parts: Partial<ServiceOptions>, extraEnv: Record<string, string> = {}) => {
-    const service = await startService(
-      loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { ...env, ...extraEnv } }),
-      { backend: 'kube', kubeconfigPath: plane.state === 'ready' ? plane.kubeconfigPath : undefined, api: false, controllers: false, nodeAgent: false, nodeName, image: 'browserfn:test', ...parts },
-      log,
-    );
-    running.push(service);
-    return service;
-  };
-  const stopService = async (service: RunningService) => {
-    running.splice(running.indexOf(service), 1);
-    await service.stop();
-  };
-  const client = (): TestService =>
-    ({
-      url: api.url,
-      async request(method: string, path: string, body?: unknown) {
-        const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey } };
-        if (body instanceof FormData) init.body = body;
-        else if (body !== undefined) {
-          init.body = JSON.stringify(body);
-          (init.headers as Record<string, string>)['content-type'] = 'application/json';
-        }
-        const response = await fetch(api.url + path, init);
-        const text = await response.text();
-        return { status: response.status, body: text ? JSON.parse(text) : undefined };
-      },
-    }) as unknown as TestService;
+  // Cold pods here (the restart test inspects the invocation's own pod); one test turns the pool on.
+  const start = (parts: Partial<ServiceOptions>, env: Record<string, string> = {}) => kube.start(parts, { env });
+  const stopService = (service: RunningService) => kube.stopService(service);
+  const client = () => kube.client(() => api.url);
 
   before(async function () {
-    plane = await ensureControlPlane();
-    if (plane.state === 'no-go') {
-      console.warn(`\n*** SKIPPING the Kubernetes end-to-end suite: ${plane.reason} ***\n`);
+    const made = await kubeProject('e2e');
+    if ('skip' in made) {
+      console.warn(`\n*** SKIPPING the Kubernetes end-to-end suite: ${made.skip} ***\n`);
       this.skip();
     }
-    if (plane.state === 'failed') throw new Error(`the test control plane did not start: ${plane.reason}`);
-    const ns = await kubectl(['create', 'namespace', project]);
-    assert.equal(ns.code, 0, ns.stderr);
+    kube = made as KubeProject;
+    ({ project, nodeName } = kube);
     hold = await startHoldServer();
     // The façade and the node agent in one process; controllers come and go in others below.
     api = await start({ api: true, nodeAgent: true });
@@ -100,17 +56,7 @@ describe('functions end to end on a real kube-apiserver', function () {
   after(async () => {
     hold?.release();
     await hold?.close();
-    for (const service of [...running].reverse()) await service.stop().catch(() => undefined);
-    if (plane?.state === 'ready') {
-      await kubectl(['delete', 'namespace', project, '--wait=false']);
-      await kubectl(['delete', 'node', nodeName, '--wait=false']);
-      if (plane.startedHere) await plane.stop();
-    }
-    try {
-      await assertNoProcessesUnder(dataDir, 'the services stopped');
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await kube?.cleanUp();
   });
 
   it('publishes and invokes through the façade; objects, pods and the node are real API objects', async () => {

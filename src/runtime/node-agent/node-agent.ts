@@ -23,6 +23,7 @@ import { killProcessesUnder } from '../sandbox/process-group.js';
 import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
 import { NodeRegistration } from './registration.js';
 import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
+import { localPathMapper, type VolumeFolder } from './local-paths.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -192,7 +193,10 @@ export class NodeAgent {
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = artifact;
-        const localPath = (value: string) => volumes.reduce((v, m) => v.split(m.mountPath).join(m.folder), value);
+        const localPath = localPathMapper(volumes);
+        // The pod's own /tmp (an emptyDir under a read-only root in a cluster) is its folder here too.
+        const tmp = volumes.find((v) => v.mountPath === '/tmp');
+        if (tmp) podEnv.TMPDIR = tmp.folder;
         const containers = pod.spec.containers.map((c, i) => ({ ...this.resolveContainer(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
         local.processes = startProcessGroups(containers, keep);
       }
@@ -227,7 +231,7 @@ export class NodeAgent {
     pod: PodObject,
     containerEnvs: Record<string, string>[],
     sandbox: NodeSandbox,
-    volumes: { folder: string; mountPath: string }[],
+    volumes: VolumeFolder[],
     readOnly: SandboxMount[],
     npmCacheDir: string | undefined,
     podEnv: Record<string, string>,
@@ -248,7 +252,6 @@ export class NodeAgent {
     return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses }, launcher, uid, gid: uid }, onOutput);
   }
 
-  /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
   /**
    * A browser pod's artifact from the node's cache (fetched into it with the pod's own token when
    * missing); undefined leaves the download to the pod, as without a cache.
@@ -269,8 +272,9 @@ export class NodeAgent {
     }
   }
 
-  private volumeFolders(pod: PodObject, dir: string): { folder: string; mountPath: string }[] {
-    const seen = new Map<string, { folder: string; mountPath: string }>();
+  /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
+  private volumeFolders(pod: PodObject, dir: string): VolumeFolder[] {
+    const seen = new Map<string, VolumeFolder>();
     for (const c of pod.spec.containers) {
       for (const m of c.volumeMounts ?? []) if (!seen.has(m.mountPath)) seen.set(m.mountPath, { folder: join(dir, m.name), mountPath: m.mountPath });
     }

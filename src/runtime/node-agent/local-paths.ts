@@ -3,8 +3,12 @@
 // One pass over each value, matching a mount path only as a whole path component, so a mapped
 // folder (itself under the host's /tmp) is never mapped again and /tmpfoo stays /tmpfoo.
 export interface VolumeFolder {
+  /** The volume's name in the pod. */
+  name?: string;
   folder: string;
   mountPath: string;
+  /** Mounted read-only (projected volumes, which the node agent fills). */
+  readOnly?: boolean;
 }
 
 /** A function mapping every mount path in a value (alone, after `=`, `:` or `,`) to its host folder. */

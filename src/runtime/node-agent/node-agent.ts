@@ -1,7 +1,12 @@
 // The local node agent: a kubelet for one machine without containers. It runs the pods bound to
 // its node — each in a sandbox of its own (bubblewrap + pasta) where that works, else as local
 // process groups — reports their phase, and kills everything of a pod when the pod is deleted or
-// the agent stops, so no Chromium or user process outlives its pod.
+// the agent stops, so no Chromium or user process outlives its pod. Pods of a Deployment (the
+// chart's operator and API) work too: a container without command runs the image's entrypoint
+// (`browserfn`), envFrom and fieldRef are resolved, the ServiceAccount token volume is filled from
+// TokenRequest and seen at the standard path in the sandbox (projected-volumes.ts), a pod on the
+// host's network gets a loopback address of its own (pod-addresses.ts), and Ready follows the
+// readiness probes (readiness.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -24,6 +29,9 @@ import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js'
 import { NodeRegistration } from './registration.js';
 import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
 import { localPathMapper, type VolumeFolder } from './local-paths.js';
+import { PodAddresses } from './pod-addresses.js';
+import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
+import { waitUntilReady } from './readiness.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -62,6 +70,8 @@ interface LocalPod {
   exited: Promise<number[]>;
   stopping: boolean;
   output: string[];
+  /** Token refreshes of its projected volumes. */
+  timers: NodeJS.Timeout[];
 }
 
 /** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
@@ -85,6 +95,7 @@ export class NodeAgent {
   private stopped = false;
   private readonly registration: NodeRegistration;
   private readonly uids = new PodUids();
+  private readonly addresses = new PodAddresses();
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -149,7 +160,7 @@ export class NodeAgent {
     // As root, pods run as other users, who must be able to pass through the folders above theirs.
     mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [] };
+    const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [], timers: [] };
     this.local.set(key, local);
     const sandbox = this.options.sandbox;
     // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
@@ -157,20 +168,37 @@ export class NodeAgent {
     const podEnv: Record<string, string> = {};
     const sharesHostNetwork = !sandbox || sandbox.network === 'host';
     if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+    const podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
+    if (podIP) podEnv.BROWSERFN_HOST = podIP;
+    const apiServer = this.options.cluster.podCredentials?.apiServer;
+    if (apiServer && hasServiceAccountToken(pod)) {
+      // As the kubelet's KUBERNETES_SERVICE_* variables: in-cluster clients find the API server there.
+      podEnv.KUBERNETES_SERVICE_HOST = apiServer.hostname.replace(/^\[|\]$/g, '');
+      podEnv.KUBERNETES_SERVICE_PORT = apiServer.port || '443';
+    }
     let containerEnvs: Record<string, string>[];
+    let volumes: VolumeFolder[];
     try {
       const wait = { ...DEFAULT_SECRET_WAIT, cancelled: () => local.stopping };
-      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait)));
+      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, podIP)));
+      volumes = this.volumeFolders(pod, dir);
+      await this.fillProjectedVolumes(pod, volumes, local, podIP);
     } catch (err) {
       // As a kubelet that cannot build a container's config: the pod does not start, and says why.
       this.local.delete(key);
       this.finished.add(pod.metadata.uid ?? '');
+      local.timers.forEach(clearTimeout);
+      if (podIP) this.addresses.release(podIP);
       rmSync(dir, { recursive: true, force: true });
       const reason = err instanceof ContainerConfigError ? err.reason : 'Error';
       if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message: (err as Error).message });
       return;
     }
-    if (local.stopping) return;
+    if (local.stopping) {
+      local.timers.forEach(clearTimeout);
+      if (podIP) this.addresses.release(podIP);
+      return;
+    }
     const artifact = await this.cachedArtifact(pod, containerEnvs);
     const keep = (text: string) => {
       local.output.push(text);
@@ -182,7 +210,6 @@ export class NodeAgent {
       const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
         ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', Boolean(sandbox) && runsAsRoot())
         : undefined;
-      const volumes = this.volumeFolders(pod, dir);
       if (sandbox) {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
         uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
@@ -205,10 +232,16 @@ export class NodeAgent {
     }
     local.exited = local.processes?.exited ?? Promise.resolve(pod.spec.containers.map(() => 127));
     this.options.log.debug({ pod: key, pids: local.processes?.pids, sandboxed: Boolean(sandbox), uid }, 'pod started');
-    void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
+    const running: PodStatus = { phase: 'Running', startTime: new Date().toISOString(), podIP, podIPs: podIP ? [{ ip: podIP }] : undefined, conditions: [condition('Ready', false)] };
+    void this.setStatus(pod, running).then(async () => {
+      if (!local.processes || !(await waitUntilReady(pod.spec.containers, podIP, () => local.stopping || this.local.get(key) !== local))) return;
+      await this.setStatus(pod, { ...running, conditions: [condition('Ready', true)] });
+    });
     void local.exited.then(async (codes) => {
       this.finished.add(pod.metadata.uid ?? '');
       this.local.delete(key);
+      local.timers.forEach(clearTimeout);
+      if (podIP) this.addresses.release(podIP);
       killProcessesUnder(dir);
       rmSync(dir, { recursive: true, force: true });
       if (uid !== undefined) this.uids.release(uid);
@@ -238,7 +271,7 @@ export class NodeAgent {
     uid: number | undefined,
     onOutput: (text: string) => void,
   ): PodProcesses {
-    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
+    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath, readOnly: ro }) => ({ source: folder, target: mountPath, writable: !ro }))];
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
     if (npmCacheDir) {
       mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
@@ -275,11 +308,33 @@ export class NodeAgent {
   /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
   private volumeFolders(pod: PodObject, dir: string): VolumeFolder[] {
     const seen = new Map<string, VolumeFolder>();
+    const projected = new Set((pod.spec.volumes ?? []).filter((v) => v.projected).map((v) => v.name));
     for (const c of pod.spec.containers) {
-      for (const m of c.volumeMounts ?? []) if (!seen.has(m.mountPath)) seen.set(m.mountPath, { folder: join(dir, m.name), mountPath: m.mountPath });
+      for (const m of c.volumeMounts ?? []) {
+        if (!seen.has(m.mountPath)) seen.set(m.mountPath, { name: m.name, folder: join(dir, m.name), mountPath: m.mountPath, readOnly: projected.has(m.name) || m.readOnly });
+      }
     }
     for (const { folder } of seen.values()) mkdirSync(folder, { recursive: true, mode: 0o700 });
     return [...seen.values()];
+  }
+
+  /** Fills each projected volume the pod mounts, and requests its token again before it expires. */
+  private async fillProjectedVolumes(pod: PodObject, volumes: VolumeFolder[], local: LocalPod, podIP: string | undefined): Promise<void> {
+    for (const volume of pod.spec.volumes ?? []) {
+      const folder = volumes.find((v) => v.name === volume.name)?.folder;
+      if (!volume.projected || !folder) continue;
+      const refresh = async () => {
+        const refreshMs = await fillProjectedVolume(this.options.cluster, pod, volume, folder, podIP);
+        if (refreshMs === undefined || local.stopping) return;
+        const timer = setTimeout(() => {
+          local.timers = local.timers.filter((t) => t !== timer);
+          refresh().catch((err: unknown) => this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not refresh a projected ServiceAccount token'));
+        }, refreshMs);
+        timer.unref();
+        local.timers.push(timer);
+      };
+      await refresh();
+    }
   }
 
   /** A container's command and environment (its own resolved by container-env.ts), `$(VAR)` expanded, paths mapped by `localPath`. */
@@ -292,7 +347,8 @@ export class NodeAgent {
   ): LaunchedContainer {
     const env = this.containerEnv(ownEnv, podEnv, localPath);
     const expand = (arg: string) => localPath(arg).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
-    const command = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])].map(expand), sandbox);
+    // No command: the image's entrypoint, which is `browserfn` (deploy/Dockerfile).
+    const command = this.resolveCommand([...(container.command ?? ['browserfn']), ...(container.args ?? [])].map(expand), sandbox);
     return { name: container.name, command, env, cwd: container.volumeMounts?.[0]?.mountPath ?? '/' };
   }
 
@@ -363,6 +419,10 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+function condition(type: string, ready: boolean): NonNullable<PodStatus['conditions']>[number] {
+  return { type, status: ready ? 'True' : 'False', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }
 
 function lastLines(output: string[]): string {

@@ -8,8 +8,8 @@
 # BROWSERFN_CONTROLPLANE_WORKLOADS=1 starts a control plane that runs workloads instead, for the
 # chart's install test (test/chart/install-e2e.test.ts), in a folder of its own
 # (BROWSERFN_CONTROLPLANE_DIR) so no other test's pod is ever scheduled: ServiceAccount admission
-# on, kube-scheduler, and the Deployment, ReplicaSet, ServiceAccount, root CA publisher,
-# EndpointSlice and node lifecycle controllers. BROWSERFN_CONTROLPLANE_BIN names the binaries to share (default: bin/).
+# on, kube-scheduler, and the Deployment, ReplicaSet, ServiceAccount, root CA publisher and node
+# lifecycle controllers (no EndpointSlices: loopback pod addresses are not valid endpoints). BROWSERFN_CONTROLPLANE_BIN names the binaries to share (default: bin/).
 #
 # Exit codes: 0 running, 3 Go is not installed (nothing to run), other: start-up failed (see logs/).
 set -euo pipefail
@@ -192,7 +192,7 @@ workload_flags=()
 if [[ -n "$WORKLOADS" ]]; then
   # Tokens are projected (TokenRequest), so the legacy token Secret controller stays off.
   # The node lifecycle controller lifts the not-ready taint admission puts on a new Node once it is Ready.
-  controllers+=,deployment-controller,replicaset-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,endpointslice-controller,node-lifecycle-controller
+  controllers+=,deployment-controller,replicaset-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller
   workload_flags=(--root-ca-file "$PKI/ca.crt" --service-account-private-key-file "$PKI/sa.key")
 fi
 log "starting kube-controller-manager ($controllers)"

@@ -17,7 +17,9 @@ import type { PodObject } from '../../src/schemas/pod.js';
 import { startService, type RunningService } from '../../src/server/service.js';
 import { controlPlaneUnavailable, repoRoot } from '../support/controlplane.js';
 import { assertNoProcessesUnder } from '../support/processes.js';
-import { waitFor } from '../support/service.js';
+import { waitFor, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+import { publish, waitInvocation } from '../support/publish.js';
 import { helmWorkloads, kubectlWorkloads, startWorkloadsControlPlane, stopWorkloadsControlPlane, WORKLOADS_KUBECONFIG } from '../support/workloads-controlplane.js';
 
 const ROOT = repoRoot();
@@ -26,6 +28,18 @@ const RELEASE = 'bfn';
 const NAMESPACE = 'browserfn-install';
 const NODE = 'install-e2e-node';
 const API_SA = `${RELEASE}-browserfn-api`;
+
+const TITLE_FN = `
+import { defineFn } from 'browserfn';
+import { chromium } from 'playwright-core';
+defineFn('data-title', async (ctx) => {
+  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
+  const context = browser.contexts()[0] ?? (await browser.newContext());
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.goto('data:text/html,<title>installed</title>');
+  return { title: await page.title(), sum: await page.evaluate('1 + 1') };
+});
+`;
 
 /** Why helm cannot be had here (build.sh exits 3 without Go and without a helm built before), or undefined. */
 function helmUnavailable(): string | undefined {
@@ -61,6 +75,24 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-install-e2e-'));
   let agent: RunningService | undefined;
   let apiPods: PodObject[] = [];
+  let apiKey = '';
+
+  /** The façade as the installed API pod serves it (the test talks to the pod's own address). */
+  const client = (pod: PodObject): TestService =>
+    ({
+      url: `http://${pod.status?.podIP}:8080`,
+      async request(method: string, path: string, body?: unknown) {
+        const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey } };
+        if (body instanceof FormData) init.body = body;
+        else if (body !== undefined) {
+          init.body = JSON.stringify(body);
+          (init.headers as Record<string, string>)['content-type'] = 'application/json';
+        }
+        const response = await fetch(`http://${pod.status?.podIP}:8080${path}`, init);
+        const text = await response.text();
+        return { status: response.status, body: text ? JSON.parse(text) : undefined };
+      },
+    }) as unknown as TestService;
 
   /** The files the node agent projected for a pod: its kube-api-access-* volume's folder. */
   const projectedFolder = (pod: PodObject) => {
@@ -75,7 +107,7 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
     await startWorkloadsControlPlane();
     // The node agent of this test: pods sandboxed on the host's network, each with an address of its own.
     agent = await startService(
-      loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { BROWSERFN_SANDBOX: 'bwrap', BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_API_KEYS: `unused-${randomBytes(4).toString('hex')}:unused` } }),
+      loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { BROWSERFN_SANDBOX: 'bwrap', BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_API_KEYS: `unused-${randomBytes(4).toString('hex')}:unused` } }),
       { backend: 'kube', kubeconfigPath: WORKLOADS_KUBECONFIG, api: false, controllers: false, nodeAgent: true, nodeName: NODE, image: 'browserfn:test' },
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     );
@@ -123,11 +155,22 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
     }
     // The API answers from the cluster with its in-cluster credentials: an unknown Function is a 404, not a 500.
     const keys = JSON.parse(await must(['-n', NAMESPACE, 'get', 'secret', `${RELEASE}-browserfn-api-keys`, '-o', 'json'])) as { data: Record<string, string> };
-    const apiKey = Buffer.from(keys.data.BROWSERFN_API_KEYS, 'base64').toString().split(',')[0].split(':')[0];
+    apiKey = Buffer.from(keys.data.BROWSERFN_API_KEYS, 'base64').toString().split(',')[0].split(':')[0];
     for (const pod of apiPods) {
       const response = await fetch(`http://${pod.status?.podIP}:8080/v1/functions/00000000-0000-4000-8000-000000000000`, { headers: { 'x-svc-api-key': apiKey } });
       assert.equal(response.status, 404, await response.text());
     }
+  });
+
+  it('publishes and invokes through the installed API pod: build and browser pods reach it by its Service name, Chromium runs', async () => {
+    const build = await publish(client(apiPods[0]), writeProject({ 'index.ts': TITLE_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const fnId = build.builtFunctions![0].id;
+    const created = await client(apiPods[1]).request('POST', `/v1/functions/${fnId}/invoke`, {});
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    const done = await waitInvocation(client(apiPods[1]), created.body.id, 180_000);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+    assert.deepEqual(done.results, { title: 'installed', sum: 2 });
   });
 
   it('a call outside the chart\'s RBAC is refused', async () => {

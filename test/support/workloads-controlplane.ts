@@ -1,6 +1,6 @@
 // A control plane of its own that runs workloads (scripts/controlplane/start.sh with
 // BROWSERFN_CONTROLPLANE_WORKLOADS=1: ServiceAccount admission, kube-scheduler, Deployment,
-// ReplicaSet, ServiceAccount, root CA and EndpointSlice controllers), for the chart's install test.
+// ReplicaSet, ServiceAccount, root CA and node lifecycle controllers), for the chart's install test.
 // Its own folder, etcd and API server: no pod of another test is ever scheduled, and the shared
 // control plane keeps its few controllers. It shares the shared one's binaries and is stopped by
 // stop() (or when the process exits).

@@ -5,11 +5,12 @@
 // chart's operator and API) work too: a container without command runs the image's entrypoint
 // (`browserfn`), envFrom and fieldRef are resolved, the ServiceAccount token volume is filled from
 // TokenRequest and seen at the standard path in the sandbox (projected-volumes.ts), a pod on the
-// host's network gets a loopback address of its own (pod-addresses.ts), and Ready follows the
-// readiness probes (readiness.ts).
+// host's network gets a loopback address of its own (pod-addresses.ts), a sandboxed pod's /etc/hosts
+// resolves the Service names it is given (service-hosts.ts), and Ready follows the readiness
+// probes (readiness.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -32,6 +33,7 @@ import { localPathMapper, type VolumeFolder } from './local-paths.js';
 import { PodAddresses } from './pod-addresses.js';
 import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
 import { waitUntilReady } from './readiness.js';
+import { serviceHostsFile } from './service-hosts.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -200,6 +202,7 @@ export class NodeAgent {
       return;
     }
     const artifact = await this.cachedArtifact(pod, containerEnvs);
+    const hosts = sandbox ? await this.hostsFile(pod, containerEnvs, dir) : undefined;
     const keep = (text: string) => {
       local.output.push(text);
       if (local.output.length > 50) local.output.shift();
@@ -216,6 +219,7 @@ export class NodeAgent {
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
+        if (hosts) readOnly.push({ source: hosts, target: '/etc/hosts' });
         local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep);
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
@@ -301,6 +305,21 @@ export class NodeAgent {
       return file;
     } catch (err) {
       this.options.log.warn({ pod: objectKey(pod), sha256, err: (err as Error).message }, 'could not cache the artifact; the pod downloads it');
+      return undefined;
+    }
+  }
+
+  /** The pod's own /etc/hosts when its containers name Services (undefined: the host's). */
+  private async hostsFile(pod: PodObject, containerEnvs: Record<string, string>[], dir: string): Promise<string | undefined> {
+    const values = [...containerEnvs.flatMap((env) => Object.values(env)), ...pod.spec.containers.flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])];
+    try {
+      const content = await serviceHostsFile(this.options.cluster, values, (message) => this.options.log.warn({ pod: objectKey(pod) }, message));
+      if (content === undefined) return undefined;
+      const file = join(dir, 'hosts');
+      writeFileSync(file, content, { mode: 0o644 });
+      return file;
+    } catch (err) {
+      this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not resolve the Services the pod names; it gets the host\'s /etc/hosts');
       return undefined;
     }
   }

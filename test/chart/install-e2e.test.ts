@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { createLogger } from '../../src/config/logger.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { PodObject } from '../../src/schemas/pod.js';
@@ -105,10 +106,17 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
   before(async function () {
     if (unavailable) console.warn(`\n*** SKIPPING the chart install suite: ${unavailable} ***\n`);
     await startWorkloadsControlPlane();
+    // The node agent runs with its own least rights (node-agent-rbac.yaml), not as an admin.
+    await must(['apply', '-f', join(ROOT, 'test', 'chart', 'node-agent-rbac.yaml')]);
+    const token = (await must(['-n', 'kube-system', 'create', 'token', 'browserfn-node-agent', '--duration=2h'])).trim();
+    const kubeconfig = parse(readFileSync(WORKLOADS_KUBECONFIG, 'utf8')) as { users: { user: { token: string } }[] };
+    kubeconfig.users[0].user.token = token;
+    const agentKubeconfig = join(dataDir, 'node-agent.kubeconfig');
+    writeFileSync(agentKubeconfig, stringify(kubeconfig), { mode: 0o600 });
     // The node agent of this test: pods sandboxed on the host's network, each with an address of its own.
     agent = await startService(
       loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { BROWSERFN_SANDBOX: 'bwrap', BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_API_KEYS: `unused-${randomBytes(4).toString('hex')}:unused` } }),
-      { backend: 'kube', kubeconfigPath: WORKLOADS_KUBECONFIG, api: false, controllers: false, nodeAgent: true, nodeName: NODE, image: 'browserfn:test' },
+      { backend: 'kube', kubeconfigPath: agentKubeconfig, api: false, controllers: false, nodeAgent: true, nodeName: NODE, image: 'browserfn:test' },
       createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     );
   });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -65,6 +65,20 @@ async function helm(args: string[]): Promise<string> {
 async function podsOf(component: string): Promise<PodObject[]> {
   const list = JSON.parse(await must(['-n', NAMESPACE, 'get', 'pods', '-l', `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${component}`, '-o', 'json'])) as { items: PodObject[] };
   return list.items;
+}
+
+/** What the pod's own process sees at `path` (its mount namespace, through /proc/<pid>/root): its pid is the one bound to the pod's address. */
+function seenByPodProcess(pod: PodObject, command: string, path: string): { content: string; env: string[] } {
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const env = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (env.includes(`BROWSERFN_HOST=${pod.status?.podIP}`) && cmdline.includes(command)) return { content: readFileSync(`/proc/${entry}/root${path}`, 'utf8'), env };
+    } catch {
+      // another user's process, or gone meanwhile
+    }
+  }
+  throw new Error(`no process of ${pod.metadata.name} running \`${command}\``);
 }
 
 const ready = (pod: PodObject) => pod.status?.phase === 'Running' && pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') && !pod.metadata.deletionTimestamp;
@@ -160,6 +174,11 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
       assert.equal(whoami, `system:serviceaccount:${NAMESPACE}:${pod.spec.serviceAccountName}`);
       assert.equal(readFileSync(join(projectedFolder(pod), 'namespace'), 'utf8'), NAMESPACE);
       assert.match(readFileSync(join(projectedFolder(pod), 'ca.crt'), 'utf8'), /BEGIN CERTIFICATE/);
+      // Inside the pod's sandbox the same token is at the standard path, and the API server's address is in its environment.
+      const component = pod.metadata.labels?.['app.kubernetes.io/component'] ?? '';
+      const seen = seenByPodProcess(pod, component, '/var/run/secrets/kubernetes.io/serviceaccount/token');
+      assert.equal(seen.content, token);
+      assert.ok(seen.env.some((e) => e.startsWith('KUBERNETES_SERVICE_HOST=')) && !seen.env.some((e) => e.startsWith('KUBECONFIG=')), 'in-cluster configuration, no kubeconfig');
     }
     // The API answers from the cluster with its in-cluster credentials: an unknown Function is a 404, not a 500.
     const keys = JSON.parse(await must(['-n', NAMESPACE, 'get', 'secret', `${RELEASE}-browserfn-api-keys`, '-o', 'json'])) as { data: Record<string, string> };
@@ -191,7 +210,7 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
   });
 
   it('helm upgrade with a changed value rolls the pods', async () => {
-    const before = (await podsOf('api')).map((p) => p.metadata.name);
+    const before = [...(await podsOf('api')), ...(await podsOf('operator'))].map((p) => p.metadata.name);
     const hashBefore = (await podsOf('api'))[0].metadata.labels?.['pod-template-hash'];
     await helm(['upgrade', RELEASE, join(ROOT, 'charts', 'browserfn'), '-n', NAMESPACE, '--reuse-values', '--set', 'logLevel=debug']);
     await must(['-n', NAMESPACE, 'rollout', 'status', `deployment/${RELEASE}-browserfn-api`, '--timeout=180s']);
@@ -200,6 +219,11 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
       return pods.length === 2 && pods.every(ready) && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
     }, 120_000, 500);
     assert.notEqual(after[0].metadata.labels?.['pod-template-hash'], hashBefore);
+    await must(['-n', NAMESPACE, 'rollout', 'status', `deployment/${RELEASE}-browserfn-operator`, '--timeout=120s']);
+    await waitFor('the old operator pod to be gone', async () => {
+      const pods = await podsOf('operator');
+      return pods.length === 1 && pods.every(ready) && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
+    }, 120_000, 500);
     const config = JSON.parse(await must(['-n', NAMESPACE, 'get', 'configmap', `${RELEASE}-browserfn-config`, '-o', 'json'])) as { data: Record<string, string> };
     assert.equal(config.data.BROWSERFN_LOG_LEVEL, 'debug');
   });

@@ -255,6 +255,7 @@ export class NodeAgent {
         phase: ok ? 'Succeeded' : 'Failed',
         reason: ok ? 'Completed' : 'Error',
         message: ok ? undefined : lastLines(local.output),
+        conditions: [condition('Ready', false)],
         containerStatuses: pod.spec.containers.map((c, i) => ({ name: c.name, state: { terminated: { exitCode: codes[i] ?? 1 } } })),
       };
       this.options.log.debug({ pod: key, codes }, 'pod exited');
@@ -342,9 +343,12 @@ export class NodeAgent {
     for (const volume of pod.spec.volumes ?? []) {
       const folder = volumes.find((v) => v.name === volume.name)?.folder;
       if (!volume.projected || !folder) continue;
+      // Not once the pod has ended: its folder is gone and must stay so.
+      const ended = () => local.stopping || this.local.get(objectKey(pod)) !== local;
       const refresh = async () => {
+        if (ended()) return;
         const refreshMs = await fillProjectedVolume(this.options.cluster, pod, volume, folder, podIP);
-        if (refreshMs === undefined || local.stopping) return;
+        if (refreshMs === undefined || ended()) return;
         const timer = setTimeout(() => {
           local.timers = local.timers.filter((t) => t !== timer);
           refresh().catch((err: unknown) => this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not refresh a projected ServiceAccount token'));

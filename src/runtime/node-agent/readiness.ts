@@ -6,13 +6,17 @@ import type { Container } from '../../schemas/pod.js';
 const PERIOD_MS = 500;
 const TIMEOUT_MS = 2_000;
 
-/** Resolves once every probe passes; stops trying when `cancelled` says so (resolves false). */
+/**
+ * Resolves once every probe passes; stops trying when `cancelled` says so (resolves false). A pod
+ * without an address the node reaches (its own network namespace) is ready when it runs.
+ */
 export async function waitUntilReady(containers: Container[], podIP: string | undefined, cancelled: () => boolean): Promise<boolean> {
+  if (!podIP) return !cancelled();
   const targets = containers.flatMap((c) => {
     const probe = c.readinessProbe?.httpGet;
     if (!probe) return [];
     const port = typeof probe.port === 'number' ? probe.port : c.ports?.find((p) => p.name === probe.port)?.containerPort;
-    return port === undefined ? [] : [`http://${podIP ?? '127.0.0.1'}:${port}${probe.path ?? '/'}`];
+    return port === undefined ? [] : [`http://${podIP}:${port}${probe.path ?? '/'}`];
   });
   for (const url of targets) {
     while (!(await passes(url))) {

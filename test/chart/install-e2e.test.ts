@@ -91,6 +91,7 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
   let agent: RunningService | undefined;
   let apiPods: PodObject[] = [];
   let apiKey = '';
+  let fnId = '';
 
   /** The façade as the installed API pod serves it (the test talks to the pod's own address). */
   const client = (pod: PodObject): TestService =>
@@ -192,7 +193,7 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
   it('publishes and invokes through the installed API pod: build and browser pods reach it by its Service name, Chromium runs', async () => {
     const build = await publish(client(apiPods[0]), writeProject({ 'index.ts': TITLE_FN }));
     assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
-    const fnId = build.builtFunctions![0].id;
+    fnId = build.builtFunctions![0].id;
     const created = await client(apiPods[1]).request('POST', `/v1/functions/${fnId}/invoke`, {});
     assert.equal(created.status, 202, JSON.stringify(created.body));
     const done = await waitInvocation(client(apiPods[1]), created.body.id, 180_000);
@@ -209,7 +210,7 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
     assert.match(stderr, new RegExp(`system:serviceaccount:${NAMESPACE}:${API_SA}`));
   });
 
-  it('helm upgrade with a changed value rolls the pods', async () => {
+  it('helm upgrade with a changed value rolls the pods; invocations work through the new ones', async () => {
     const before = [...(await podsOf('api')), ...(await podsOf('operator'))].map((p) => p.metadata.name);
     const hashBefore = (await podsOf('api'))[0].metadata.labels?.['pod-template-hash'];
     await helm(['upgrade', RELEASE, join(ROOT, 'charts', 'browserfn'), '-n', NAMESPACE, '--reuse-values', '--set', 'logLevel=debug']);
@@ -224,6 +225,11 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
       const pods = await podsOf('operator');
       return pods.length === 1 && pods.every(ready) && pods.every((p) => !before.includes(p.metadata.name)) ? pods : undefined;
     }, 120_000, 500);
+    // A new browser pod resolves the Service to a new API pod.
+    const created = await client(after[0]).request('POST', `/v1/functions/${fnId}/invoke`, {});
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    const done = await waitInvocation(client(after[0]), created.body.id, 180_000);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
     const config = JSON.parse(await must(['-n', NAMESPACE, 'get', 'configmap', `${RELEASE}-browserfn-config`, '-o', 'json'])) as { data: Record<string, string> };
     assert.equal(config.data.BROWSERFN_LOG_LEVEL, 'debug');
   });

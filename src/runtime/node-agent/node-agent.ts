@@ -33,7 +33,7 @@ import { localPathMapper, type VolumeFolder } from './local-paths.js';
 import { PodAddresses } from './pod-addresses.js';
 import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
 import { waitUntilReady } from './readiness.js';
-import { serviceHostsFile } from './service-hosts.js';
+import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -74,7 +74,12 @@ interface LocalPod {
   output: string[];
   /** Token refreshes of its projected volumes. */
   timers: NodeJS.Timeout[];
+  /** Its own /etc/hosts and the Service names in it (sandboxed pods that name Services). */
+  hosts?: { file: string; names: Map<string, ServiceName>; content: string };
 }
+
+/** How long Service changes are gathered before the pods' /etc/hosts are written again. */
+const HOSTS_REFRESH_DELAY_MS = 500;
 
 /** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
 const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
@@ -98,6 +103,7 @@ export class NodeAgent {
   private readonly registration: NodeRegistration;
   private readonly uids = new PodUids();
   private readonly addresses = new PodAddresses();
+  private hostsRefresh?: NodeJS.Timeout;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -107,11 +113,18 @@ export class NodeAgent {
   async start(): Promise<void> {
     await this.registration.start();
     this.pods.addHandlers({
-      onAdd: (pod) => void this.sync(pod),
-      onUpdate: (_old, pod) => void this.sync(pod),
+      onAdd: (pod) => {
+        void this.sync(pod);
+        this.serviceMayHaveChanged(pod);
+      },
+      onUpdate: (_old, pod) => {
+        void this.sync(pod);
+        this.serviceMayHaveChanged(pod);
+      },
       onDelete: (pod) => {
         this.finished.delete(pod.metadata.uid ?? '');
         void this.stopPod(objectKey(pod));
+        this.serviceMayHaveChanged(pod);
       },
     });
     this.pods.start();
@@ -121,6 +134,7 @@ export class NodeAgent {
   /** Stops every local pod (SIGTERM, then SIGKILL after the grace period) and the watch. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.hostsRefresh);
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
     await this.registration.stop();
@@ -202,7 +216,7 @@ export class NodeAgent {
       return;
     }
     const artifact = await this.cachedArtifact(pod, containerEnvs);
-    const hosts = sandbox ? await this.hostsFile(pod, containerEnvs, dir) : undefined;
+    if (sandbox) local.hosts = await this.hostsFile(pod, containerEnvs, dir);
     const keep = (text: string) => {
       local.output.push(text);
       if (local.output.length > 50) local.output.shift();
@@ -219,7 +233,7 @@ export class NodeAgent {
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
-        if (hosts) readOnly.push({ source: hosts, target: '/etc/hosts' });
+        if (local.hosts) readOnly.push({ source: local.hosts.file, target: '/etc/hosts' });
         local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep);
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
@@ -311,17 +325,56 @@ export class NodeAgent {
   }
 
   /** The pod's own /etc/hosts when its containers name Services (undefined: the host's). */
-  private async hostsFile(pod: PodObject, containerEnvs: Record<string, string>[], dir: string): Promise<string | undefined> {
-    const values = [...containerEnvs.flatMap((env) => Object.values(env)), ...pod.spec.containers.flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])];
+  private async hostsFile(pod: PodObject, containerEnvs: Record<string, string>[], dir: string): Promise<LocalPod['hosts']> {
+    const names = serviceNames([...containerEnvs.flatMap((env) => Object.values(env)), ...pod.spec.containers.flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])]);
+    if (names.size === 0) return undefined;
     try {
-      const content = await serviceHostsFile(this.options.cluster, values, (message) => this.options.log.warn({ pod: objectKey(pod) }, message));
-      if (content === undefined) return undefined;
+      const addresses = await resolveServices(this.options.cluster, names);
+      const missing = [...names.keys()].filter((name) => !addresses.has(name));
+      if (missing.length > 0) this.options.log.warn({ pod: objectKey(pod), missing }, 'no ready pod behind these Services yet');
+      // Mounted even when nothing resolves yet: it is written again when pods behind the Services become ready.
+      const content = hostsFileContent(names.keys(), addresses);
       const file = join(dir, 'hosts');
       writeFileSync(file, content, { mode: 0o644 });
-      return file;
+      return { file, names, content };
     } catch (err) {
       this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not resolve the Services the pod names; it gets the host\'s /etc/hosts');
       return undefined;
+    }
+  }
+
+  /** A pod changed: if local pods resolve Services of its namespace, their /etc/hosts are written again soon. */
+  private serviceMayHaveChanged(pod: PodObject): void {
+    if (this.stopped || this.hostsRefresh) return;
+    const namespaces = new Set([...this.local.values()].flatMap((l) => [...(l.hosts?.names.values() ?? [])].map((n) => n.namespace)));
+    if (!namespaces.has(pod.metadata.namespace ?? '')) return;
+    this.hostsRefresh = setTimeout(() => {
+      void this.refreshHosts().finally(() => {
+        this.hostsRefresh = undefined;
+      });
+    }, HOSTS_REFRESH_DELAY_MS);
+  }
+
+  /** Each Service resolved once; a changed file is rewritten in place (the sandbox binds that very file). */
+  private async refreshHosts(): Promise<void> {
+    const withHosts = [...this.local.entries()].filter(([, l]) => l.hosts);
+    const names = new Map(withHosts.flatMap(([, l]) => [...l.hosts!.names]));
+    try {
+      const addresses = await resolveServices(this.options.cluster, names);
+      for (const [key, local] of withHosts) {
+        const hosts = local.hosts!;
+        const content = hostsFileContent(hosts.names.keys(), addresses);
+        if (content === hosts.content || this.stopped || this.local.get(key) !== local) continue;
+        try {
+          writeFileSync(hosts.file, content);
+          hosts.content = content;
+        } catch (err) {
+          // The pod ended meanwhile and its folder is gone.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+      }
+    } catch (err) {
+      this.options.log.warn({ err: (err as Error).message }, 'could not refresh the pods\' /etc/hosts');
     }
   }
 

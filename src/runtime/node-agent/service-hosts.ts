@@ -1,8 +1,8 @@
 // Cluster DNS for pods of a node agent, which has neither kube-proxy nor a DNS server: the Service
 // names (`<service>.<namespace>.svc`) a pod's containers are given — the chart's
 // BROWSERFN_CONTROL_URL for build and browser pods — resolve, through the pod's own /etc/hosts, to
-// a ready pod the Service selects. Ports are not translated (no proxy), so such a Service's port
-// must be its pods' port. The addresses are those when the pod starts.
+// a ready pod the Service selects. The node agent writes it again when such pods change (a rolled
+// Deployment). Ports are not translated (no proxy), so such a Service's port must be its pods' port.
 import { readFileSync } from 'node:fs';
 import { Kinds, type KubeObject } from '../../cluster/objects.js';
 import type { ClusterPort } from '../../cluster/port.js';
@@ -12,19 +12,33 @@ const SERVICE_HOST = /\b([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-
 
 type ServiceObject = KubeObject & { spec?: { selector?: Record<string, string> } };
 
-/** The pod's /etc/hosts (the host's, then one line per Service name), or undefined when it names none that resolves. */
-export async function serviceHostsFile(cluster: ClusterPort, values: string[], log: (message: string) => void): Promise<string | undefined> {
-  const names = new Map<string, { service: string; namespace: string }>();
+export interface ServiceName {
+  service: string;
+  namespace: string;
+}
+
+/** Every Service name in the values, as written (`api.team.svc`, `api.team.svc.cluster.local`). */
+export function serviceNames(values: string[]): Map<string, ServiceName> {
+  const names = new Map<string, ServiceName>();
   for (const value of values) {
     for (const match of value.matchAll(SERVICE_HOST)) names.set(match[0], { service: match[1], namespace: match[3] });
   }
-  const lines: string[] = [];
+  return names;
+}
+
+/** The address of a ready pod behind each name (names without one are left out). */
+export async function resolveServices(cluster: ClusterPort, names: Map<string, ServiceName>): Promise<Map<string, string>> {
+  const addresses = new Map<string, string>();
   for (const [name, { service, namespace }] of names) {
     const address = await readyAddress(cluster, namespace, service);
-    if (address) lines.push(`${address}\t${name}`);
-    else log(`no ready pod behind ${name}`);
+    if (address) addresses.set(name, address);
   }
-  if (lines.length === 0) return undefined;
+  return addresses;
+}
+
+/** The host's /etc/hosts, then one line per resolved name of `names`. */
+export function hostsFileContent(names: Iterable<string>, addresses: Map<string, string>): string {
+  const lines = [...names].filter((name) => addresses.has(name)).map((name) => `${addresses.get(name)}\t${name}`);
   return `${readFileSync('/etc/hosts', 'utf8').trimEnd()}\n# Services (browserfn node agent)\n${lines.join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@
 // Service selects, and sees the new one while it runs when those pods change (a rolled Deployment).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -45,6 +45,8 @@ describe('node agent: Service names in sandboxed pods', function () {
       uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
     });
     assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
+    // What serve does to its data dir when pods run as other users: they may pass, not list.
+    chmodSync(dataDir, 0o711);
     cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
     await cluster.resource(Kinds.Service).create(newObject<KubeObject>(Kinds.Service, { name: 'backend', namespace: 'default' }, { spec: { selector: { app: 'backend' }, ports: [{ port: 8080 }] } }));
     agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), gracePeriodSeconds: 2, sandbox: { network: 'host', forwardPorts: [], chromiumSandbox: support.chromiumSandbox, code } });

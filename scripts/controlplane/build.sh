@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the test control plane (etcd, kube-apiserver, kube-controller-manager, kubectl) from their
+# Builds the test control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl) from their
 # Go modules into .cache/controlplane/bin, and reuses the binaries while the pinned versions and
 # wrapper modules are unchanged (stamp file). Nothing built here is committed.
 #
@@ -15,7 +15,7 @@ source "$HERE/versions.env"
 
 GO="$(command -v go || true)"
 if [[ -z "$GO" && -x /usr/local/go/bin/go ]]; then GO=/usr/local/go/bin/go; fi
-BINARIES=(etcd kube-apiserver kube-controller-manager kubectl)
+BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl)
 all_present() {
   local b
   for b in "${BINARIES[@]}"; do [[ -x "$BIN/$b" ]] || return 1; done
@@ -66,11 +66,11 @@ done
 
 started=$SECONDS
 echo "build.sh: building etcd $ETCD_VERSION"
-(cd "$HERE/etcd" && "$GO" build -trimpath -ldflags "-s -w" -o "$BIN/etcd" .)
+(cd "$HERE/etcd" && nice -n 10 "$GO" build -trimpath -ldflags "-s -w" -o "$BIN/etcd" .)
 etcd_done=$SECONDS
-echo "build.sh: building kube-apiserver, kube-controller-manager, kubectl $KUBERNETES_VERSION (a cold build takes a while)"
-(cd "$HERE/kubernetes" && "$GO" build -trimpath -ldflags "-s -w$version_flags" -o "$BIN/" \
-  ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kubectl)
+echo "build.sh: building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl $KUBERNETES_VERSION (a cold build takes a while)"
+(cd "$HERE/kubernetes" && nice -n 10 "$GO" build -trimpath -ldflags "-s -w$version_flags" -o "$BIN/" \
+  ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kube-scheduler ./cmd/kubectl)
 finished=$SECONDS
 
 echo "$STAMP" >"$BIN/.stamp"

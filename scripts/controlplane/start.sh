@@ -5,13 +5,20 @@
 # .cache/controlplane/kubeconfig (an admin in system:masters). A control plane that already answers
 # is reused (the CRDs are re-applied). Builds the binaries first when needed (build.sh).
 #
+# BROWSERFN_CONTROLPLANE_WORKLOADS=1 starts a control plane that runs workloads instead, for the
+# chart's install test (test/chart/install-e2e.test.ts), in a folder of its own
+# (BROWSERFN_CONTROLPLANE_DIR) so no other test's pod is ever scheduled: ServiceAccount admission
+# on, kube-scheduler, and the Deployment, ReplicaSet, ServiceAccount, root CA publisher and node
+# lifecycle controllers (no EndpointSlices: loopback pod addresses are not valid endpoints). BROWSERFN_CONTROLPLANE_BIN names the binaries to share (default: bin/).
+#
 # Exit codes: 0 running, 3 Go is not installed (nothing to run), other: start-up failed (see logs/).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 CACHE="${BROWSERFN_CONTROLPLANE_DIR:-$ROOT/.cache/controlplane}"
-BIN="$CACHE/bin"
+BIN="${BROWSERFN_CONTROLPLANE_BIN:-$CACHE/bin}"
+WORKLOADS="${BROWSERFN_CONTROLPLANE_WORKLOADS:-}"
 PKI="$CACHE/pki"
 RUN="$CACHE/run"
 LOGS="$CACHE/logs"
@@ -61,7 +68,7 @@ pid_alive() {
   [[ -f "$file" ]] && kill -0 "$(cat "$file")" 2>/dev/null
 }
 
-if pid_alive etcd && pid_alive kube-apiserver && pid_alive kube-controller-manager && api_ready; then
+if pid_alive etcd && pid_alive kube-apiserver && pid_alive kube-controller-manager && { [[ -z "$WORKLOADS" ]] || pid_alive kube-scheduler; } && api_ready; then
   apply_crds
   cp "$ADMIN_KUBECONFIG" "$KUBECONFIG_OUT"
   log "reusing the running control plane at https://127.0.0.1:$(cat "$RUN/api.port") (kubeconfig: $KUBECONFIG_OUT)"
@@ -71,7 +78,7 @@ fi
 export BROWSERFN_CONTROLPLANE_LOCKED=1
 bash "$HERE/stop.sh" >/dev/null
 
-bash "$HERE/build.sh"
+BROWSERFN_CONTROLPLANE_DIR="$(dirname "$BIN")" bash "$HERE/build.sh"
 
 mkdir -p "$PKI" "$RUN" "$LOGS"
 rm -f "$KUBECONFIG_OUT"
@@ -157,8 +164,10 @@ wait_until 60 "etcd /health" sh -c "curl -sf --max-time 2 http://127.0.0.1:$ETCD
   fail "etcd did not become healthy" etcd
 
 log "starting kube-apiserver on https://127.0.0.1:$API_PORT"
-# ServiceAccount admission needs the service-account controllers (not run here), so it is off;
+# ServiceAccount admission needs the service-account controllers, so it is on only with them;
 # the endpoint reconciler is off because a loopback address is not a valid endpoint.
+admission=(--disable-admission-plugins ServiceAccount)
+[[ -n "$WORKLOADS" ]] && admission=()
 launch kube-apiserver \
   --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
   --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$API_PORT" \
@@ -169,7 +178,7 @@ launch kube-apiserver \
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
   --service-cluster-ip-range 10.0.0.0/24 \
-  --disable-admission-plugins ServiceAccount \
+  "${admission[@]}" \
   --endpoint-reconciler-type none \
   --allow-privileged=true \
   --profiling=false
@@ -178,10 +187,19 @@ wait_until 180 "kube-apiserver /readyz" api_ready || fail "kube-apiserver did no
 log "applying $CRDS"
 apply_crds || fail "the CRDs were not established" kube-apiserver
 
-log "starting kube-controller-manager (garbage collector and namespace controller only)"
+controllers=garbage-collector-controller,namespace-controller
+workload_flags=()
+if [[ -n "$WORKLOADS" ]]; then
+  # Tokens are projected (TokenRequest), so the legacy token Secret controller stays off.
+  # The node lifecycle controller lifts the not-ready taint admission puts on a new Node once it is Ready.
+  controllers+=,deployment-controller,replicaset-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller
+  workload_flags=(--root-ca-file "$PKI/ca.crt" --service-account-private-key-file "$PKI/sa.key")
+fi
+log "starting kube-controller-manager ($controllers)"
 launch kube-controller-manager \
   --kubeconfig "$ADMIN_KUBECONFIG" \
-  --controllers garbage-collector-controller,namespace-controller \
+  --controllers "$controllers" \
+  "${workload_flags[@]}" \
   --leader-elect=false \
   --use-service-account-credentials=false \
   --bind-address 127.0.0.1 --secure-port 0 \
@@ -208,6 +226,18 @@ kubectl_admin -n "$probe" wait --for=delete configmap/dependent --timeout=120s >
   fail "the garbage collector did not delete a dependent of a deleted owner" kube-controller-manager
 kubectl_admin delete namespace "$probe" --timeout=60s >/dev/null ||
   fail "the namespace controller did not finish deleting a namespace" kube-controller-manager
+
+if [[ -n "$WORKLOADS" ]]; then
+  log "starting kube-scheduler"
+  launch kube-scheduler --kubeconfig "$ADMIN_KUBECONFIG" --leader-elect=false --bind-address 127.0.0.1 --secure-port 0 --profiling=false
+  # The ServiceAccount controller made the namespace's default account, the publisher its CA.
+  kubectl_admin create namespace "$probe" >/dev/null
+  wait_until 60 "the default ServiceAccount and kube-root-ca.crt of a new namespace" \
+    sh -c "'$BIN/kubectl' --kubeconfig '$ADMIN_KUBECONFIG' -n '$probe' get serviceaccount/default configmap/kube-root-ca.crt" ||
+    fail "the ServiceAccount controllers did not set up a namespace" kube-controller-manager
+  kubectl_admin delete namespace "$probe" --wait=false >/dev/null
+  pid_alive kube-scheduler || fail "kube-scheduler exited" kube-scheduler
+fi
 
 cp "$ADMIN_KUBECONFIG" "$KUBECONFIG_OUT"
 log "control plane ready at https://127.0.0.1:$API_PORT; kubeconfig: $KUBECONFIG_OUT (logs: $LOGS)"

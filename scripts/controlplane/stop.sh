@@ -6,7 +6,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 CACHE="${BROWSERFN_CONTROLPLANE_DIR:-$ROOT/.cache/controlplane}"
-BIN="$CACHE/bin"
+BIN="${BROWSERFN_CONTROLPLANE_BIN:-$CACHE/bin}"
 RUN="$CACHE/run"
 
 mkdir -p "$CACHE"
@@ -39,6 +39,7 @@ stop_one() {
 }
 
 # Dependents first: the controller manager and API server need etcd until they are gone.
+stop_one kube-scheduler
 stop_one kube-controller-manager
 stop_one kube-apiserver
 stop_one etcd

@@ -73,6 +73,7 @@ export const Kinds = {
   Pod: { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, hasStatusSubresource: true },
   Namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, hasStatusSubresource: true },
   Node: { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, hasStatusSubresource: true },
+  Service: { group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, hasStatusSubresource: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true, hasStatusSubresource: false },
 } as const satisfies Record<string, ResourceType>;
 

@@ -66,9 +66,26 @@ export interface ResourceClient<T extends KubeObject = KubeObject> {
   ): Promise<Watch>;
 }
 
+export interface TokenRequestSpec {
+  audiences?: string[];
+  expirationSeconds?: number;
+  /** The pod the token is bound to: it stops working when that pod is gone. */
+  boundPod: { name: string; uid: string };
+}
+
+/** What a node agent asks of the API server beyond objects, as a kubelet does (the kube backend only). */
+export interface PodCredentials {
+  /** The API server as pods reach it (KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT). */
+  readonly apiServer: URL;
+  /** TokenRequest (serviceaccounts/<name>/token): a token of the ServiceAccount bound to a pod. */
+  requestToken(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<{ token: string; expirationTimestamp: string }>;
+}
+
 export interface ClusterPort {
   /** A short name for logs and metrics: 'embedded' or 'kube'. */
   readonly backend: string;
+  /** Pods' ServiceAccount tokens: only a real API server issues them. */
+  readonly podCredentials?: PodCredentials;
   resource<T extends KubeObject = KubeObject>(type: ResourceType): ResourceClient<T>;
   close(): Promise<void>;
 }

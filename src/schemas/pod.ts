@@ -5,7 +5,28 @@ export interface EnvVar {
   name: string;
   value?: string;
   /** Resolved when the container starts (kubelet, or the local node agent's container-env.ts). */
-  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+  valueFrom?: {
+    secretKeyRef?: { name: string; key: string; optional?: boolean };
+    /** metadata.name, metadata.namespace, spec.serviceAccountName or status.podIP (what the chart's pods use). */
+    fieldRef?: { fieldPath: string };
+  };
+}
+
+/** A volume the API server's ServiceAccount admission adds (kube-api-access-*): token, CA and namespace. */
+export interface ProjectedSource {
+  serviceAccountToken?: { path: string; audience?: string; expirationSeconds?: number };
+  configMap?: { name: string; items?: { key: string; path: string }[]; optional?: boolean };
+  downwardAPI?: { items: { path: string; fieldRef?: { fieldPath: string } }[] };
+}
+
+export interface Volume {
+  name: string;
+  emptyDir?: Record<string, unknown>;
+  projected?: { sources: ProjectedSource[]; defaultMode?: number };
+}
+
+export interface Probe {
+  httpGet?: { path?: string; port: number | string };
 }
 
 export interface Container {
@@ -14,6 +35,9 @@ export interface Container {
   command?: string[];
   args?: string[];
   env?: EnvVar[];
+  envFrom?: { configMapRef?: { name: string; optional?: boolean } }[];
+  ports?: { name?: string; containerPort: number }[];
+  readinessProbe?: Probe;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Record<string, unknown>;
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -24,10 +48,11 @@ export interface PodSpec {
   restartPolicy?: 'Never' | 'OnFailure' | 'Always';
   activeDeadlineSeconds?: number;
   automountServiceAccountToken?: boolean;
+  serviceAccountName?: string;
   enableServiceLinks?: boolean;
   securityContext?: Record<string, unknown>;
   containers: Container[];
-  volumes?: { name: string; emptyDir?: Record<string, unknown> }[];
+  volumes?: Volume[];
 }
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
@@ -37,9 +62,12 @@ export interface PodStatus {
   reason?: string;
   message?: string;
   startTime?: string;
+  /** The pod's own address (a loopback address of its own on a node agent sharing the host's network). */
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  /** Ready, and PodScheduled, which says why a pod is not placed (e.g. Unschedulable: not enough memory on any node). */
+  conditions?: { type: string; status: 'True' | 'False'; lastTransitionTime?: string; reason?: string; message?: string }[];
   containerStatuses?: { name: string; state?: { terminated?: { exitCode: number; reason?: string }; waiting?: { reason?: string; message?: string } } }[];
-  /** PodScheduled says why a pod is not placed (e.g. Unschedulable: not enough memory on any node). */
-  conditions?: { type: string; status: string; reason?: string; message?: string }[];
 }
 
 export type PodObject = KubeObject & { spec: PodSpec; status?: PodStatus };

@@ -106,7 +106,7 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
     await reconcile(metadata.name);
     const podName = (await get(metadata.name)).status!.podName!;
     const pod = await waitFor('the browser pod in the cache', async () => pods.get('p', podName));
-    const unschedulable = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/2 nodes are available: 2 Insufficient memory.' };
+    const unschedulable = { type: 'PodScheduled', status: 'False' as const, reason: 'Unschedulable', message: '0/2 nodes are available: 2 Insufficient memory.' };
     await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...pod, status: { phase: 'Pending', conditions: [unschedulable] } });
     await waitFor('the condition in the cache', async () => (pods.get('p', podName)?.status?.conditions ? true : undefined));
     // creationTimestamp has whole seconds: one more second is past the deadline whatever the fraction.

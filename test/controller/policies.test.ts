@@ -87,6 +87,13 @@ describe('controller policies', () => {
     assert.ok(!verifyPodToken('secret', token, { namespace: 'proj', name: 'abc-a1' }, (1000 + 120 + TOKEN_START_ALLOWANCE_SECONDS) * 1000).ok, 'expired');
     assert.deepEqual(pod.spec.containers[0].securityContext?.capabilities, { drop: ['ALL'] });
     assert.equal(pod.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_VIEWPORT'), undefined);
+    // A read-only root needs a writable /tmp of the pod's own (Chromium, Node and npm write there).
+    const sidecar = browserPod(inv, 1, { controlUrl: 'http://cp', podTokenSecret: 'secret', image: 'img', nodeName: 'local', chromiumSidecar: true });
+    for (const container of sidecar.spec.containers) {
+      assert.equal(container.securityContext?.readOnlyRootFilesystem, true, container.name);
+      const tmp = container.volumeMounts?.find((m) => m.mountPath === '/tmp');
+      assert.ok(tmp && sidecar.spec.volumes?.some((v) => v.name === tmp.name && v.emptyDir), `${container.name} has an emptyDir at /tmp`);
+    }
 
     const sized = browserPod({ ...inv, spec: { ...inv.spec, sessionConfig: { browserSettings: { viewport: { width: 1024, height: 768 } } } } }, 2, {
       controlUrl: 'http://cp',

@@ -29,7 +29,7 @@ const KUBECTL_CACHE = join(CACHE, 'run', 'kubectl-cache');
 
 /** start.sh's exit code when Go is not installed and no binaries were built before. */
 const EXIT_GO_MISSING = 3;
-const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kubectl'];
+const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'];
 const script = (name: string): string => join(repoRoot(), 'scripts', 'controlplane', name);
 
 /** Why the control plane cannot be had on this machine (no Go and nothing built before), or undefined. */

@@ -2,7 +2,7 @@
 // kubeconfig or of the pod's service account (@kubernetes/client-node loads either).
 import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject, ResourceType } from '../objects.js';
-import type { ClusterPort, ResourceClient } from '../port.js';
+import type { ClusterPort, PodCredentials, ResourceClient, TokenRequestSpec } from '../port.js';
 import { KubeResourceClient, type WatchRegistry } from './resource-client.js';
 import { KubeRestClient } from './rest-client.js';
 import type { KubeWatch } from './watch.js';
@@ -23,12 +23,26 @@ export const DEFAULT_MIN_WATCH_TIMEOUT_SECONDS = 300;
 
 class KubeCluster implements ClusterPort, WatchRegistry {
   readonly backend = 'kube';
+  readonly podCredentials: PodCredentials;
   private readonly watches = new Set<KubeWatch<KubeObject>>();
 
   constructor(
     private readonly rest: KubeRestClient,
     readonly minWatchTimeoutSeconds: number,
-  ) {}
+  ) {
+    this.podCredentials = { apiServer: new URL(rest.serverUrl), requestToken: (namespace, serviceAccount, spec) => this.requestToken(namespace, serviceAccount, spec) };
+  }
+
+  private async requestToken(namespace: string, serviceAccount: string, spec: TokenRequestSpec): Promise<{ token: string; expirationTimestamp: string }> {
+    const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(serviceAccount)}/token`;
+    const body = {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { audiences: spec.audiences ?? [], expirationSeconds: spec.expirationSeconds, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: spec.boundPod.name, uid: spec.boundPod.uid } },
+    };
+    const { body: answer } = await this.rest.requestJson('POST', path, { body });
+    return (answer as { status: { token: string; expirationTimestamp: string } }).status;
+  }
 
   resource<T extends KubeObject = KubeObject>(type: ResourceType): ResourceClient<T> {
     return new KubeResourceClient<T>(this.rest, type, this);

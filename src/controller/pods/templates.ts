@@ -123,10 +123,11 @@ function podFor(
           ],
           resources,
           securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-          volumeMounts: [{ name: 'work', mountPath: '/work' }],
+          // The root filesystem is read-only: Chromium, npm and Node need a writable /tmp of their own.
+          volumeMounts: [{ name: 'work', mountPath: '/work' }, { name: 'tmp', mountPath: '/tmp' }],
         },
       ],
-      volumes: [{ name: 'work', emptyDir: {} }],
+      volumes: [{ name: 'work', emptyDir: {} }, { name: 'tmp', emptyDir: {} }],
     },
   });
 }

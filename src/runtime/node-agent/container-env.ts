@@ -1,5 +1,6 @@
-// A container's environment as a kubelet builds it: literal values, and `valueFrom.secretKeyRef`
-// read from the pod's namespace. The controller creates a pod's token Secret right after the Pod,
+// A container's environment as a kubelet builds it: `envFrom` ConfigMaps first, then literal
+// values, `valueFrom.fieldRef` (the pod's own fields) and `valueFrom.secretKeyRef` read from the
+// pod's namespace. The controller creates a pod's token Secret right after the Pod,
 // so a missing Secret is waited for (bounded, like the kubelet's retries); if it never appears the
 // pod cannot start and says which Secret is missing.
 import { Kinds } from '../../cluster/objects.js';
@@ -21,16 +22,40 @@ export class ContainerConfigError extends Error {
 }
 
 /** name → value for every env entry of the container, in order (later entries win, as in Kubernetes). */
-export async function resolveContainerEnv(cluster: ClusterPort, pod: PodObject, container: Container, wait: SecretWait = DEFAULT_SECRET_WAIT): Promise<Record<string, string>> {
+export async function resolveContainerEnv(cluster: ClusterPort, pod: PodObject, container: Container, wait: SecretWait = DEFAULT_SECRET_WAIT, podIP?: string): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) {
+    const ref = source.configMapRef;
+    if (!ref) continue;
+    const configMap = await cluster.resource(Kinds.ConfigMap).get(pod.metadata.namespace, ref.name);
+    if (!configMap && !ref.optional) throw new ContainerConfigError(`configmap "${ref.name}" not found in namespace ${pod.metadata.namespace}`);
+    Object.assign(env, configMap?.data);
+  }
   for (const entry of container.env ?? []) {
     const ref = entry.valueFrom?.secretKeyRef;
-    if (ref) {
+    const field = entry.valueFrom?.fieldRef;
+    if (field) env[entry.name] = podField(pod, field.fieldPath, podIP);
+    else if (ref) {
       const value = await secretValue(cluster, pod.metadata.namespace!, ref, wait);
       if (value !== undefined) env[entry.name] = value;
     } else if (entry.value !== undefined) env[entry.name] = entry.value;
   }
   return env;
+}
+
+/** A field of the pod, as the downward API gives it. */
+export function podField(pod: PodObject, fieldPath: string, podIP?: string): string {
+  const fields: Record<string, string | undefined> = {
+    'metadata.name': pod.metadata.name,
+    'metadata.namespace': pod.metadata.namespace,
+    'metadata.uid': pod.metadata.uid,
+    'spec.nodeName': pod.spec.nodeName,
+    'spec.serviceAccountName': pod.spec.serviceAccountName,
+    'status.podIP': podIP,
+  };
+  const value = fields[fieldPath];
+  if (value === undefined) throw new ContainerConfigError(`the node agent does not provide field ${fieldPath}`);
+  return value;
 }
 
 /** The value, waiting for it; an `optional` reference that is missing gives undefined at once (as in Kubernetes). */

@@ -1,10 +1,16 @@
 // The local node agent: a kubelet for one machine without containers. It runs the pods bound to
 // its node — each in a sandbox of its own (bubblewrap + pasta) where that works, else as local
 // process groups — reports their phase, and kills everything of a pod when the pod is deleted or
-// the agent stops, so no Chromium or user process outlives its pod.
+// the agent stops, so no Chromium or user process outlives its pod. Pods of a Deployment (the
+// chart's operator and API) work too: a container without command runs the image's entrypoint
+// (`browserfn`), envFrom and fieldRef are resolved, the ServiceAccount token volume is filled from
+// TokenRequest and seen at the standard path in the sandbox (projected-volumes.ts), a pod on the
+// host's network gets a loopback address of its own (pod-addresses.ts), a sandboxed pod's /etc/hosts
+// resolves the Service names it is given (service-hosts.ts), and Ready follows the readiness
+// probes (readiness.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -23,6 +29,11 @@ import { killProcessesUnder } from '../sandbox/process-group.js';
 import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
 import { NodeRegistration } from './registration.js';
 import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
+import { localPathMapper, type VolumeFolder } from './local-paths.js';
+import { PodAddresses } from './pod-addresses.js';
+import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
+import { waitUntilReady } from './readiness.js';
+import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -61,7 +72,14 @@ interface LocalPod {
   exited: Promise<number[]>;
   stopping: boolean;
   output: string[];
+  /** Token refreshes of its projected volumes. */
+  timers: NodeJS.Timeout[];
+  /** Its own /etc/hosts and the Service names in it (sandboxed pods that name Services). */
+  hosts?: { file: string; names: Map<string, ServiceName>; content: string };
 }
+
+/** How long Service changes are gathered before the pods' /etc/hosts are written again. */
+const HOSTS_REFRESH_DELAY_MS = 500;
 
 /** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
 const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
@@ -84,6 +102,8 @@ export class NodeAgent {
   private stopped = false;
   private readonly registration: NodeRegistration;
   private readonly uids = new PodUids();
+  private readonly addresses = new PodAddresses();
+  private hostsRefresh?: NodeJS.Timeout;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -93,11 +113,18 @@ export class NodeAgent {
   async start(): Promise<void> {
     await this.registration.start();
     this.pods.addHandlers({
-      onAdd: (pod) => void this.sync(pod),
-      onUpdate: (_old, pod) => void this.sync(pod),
+      onAdd: (pod) => {
+        void this.sync(pod);
+        this.serviceMayHaveChanged(pod);
+      },
+      onUpdate: (_old, pod) => {
+        void this.sync(pod);
+        this.serviceMayHaveChanged(pod);
+      },
       onDelete: (pod) => {
         this.finished.delete(pod.metadata.uid ?? '');
         void this.stopPod(objectKey(pod));
+        this.serviceMayHaveChanged(pod);
       },
     });
     this.pods.start();
@@ -107,6 +134,7 @@ export class NodeAgent {
   /** Stops every local pod (SIGTERM, then SIGKILL after the grace period) and the watch. */
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.hostsRefresh);
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
     await this.registration.stop();
@@ -148,7 +176,7 @@ export class NodeAgent {
     // As root, pods run as other users, who must be able to pass through the folders above theirs.
     mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [] };
+    const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [], timers: [] };
     this.local.set(key, local);
     const sandbox = this.options.sandbox;
     // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
@@ -156,21 +184,39 @@ export class NodeAgent {
     const podEnv: Record<string, string> = {};
     const sharesHostNetwork = !sandbox || sandbox.network === 'host';
     if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+    const podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
+    if (podIP) podEnv.BROWSERFN_HOST = podIP;
+    const apiServer = this.options.cluster.podCredentials?.apiServer;
+    if (apiServer && hasServiceAccountToken(pod)) {
+      // As the kubelet's KUBERNETES_SERVICE_* variables: in-cluster clients find the API server there.
+      podEnv.KUBERNETES_SERVICE_HOST = apiServer.hostname.replace(/^\[|\]$/g, '');
+      podEnv.KUBERNETES_SERVICE_PORT = apiServer.port || '443';
+    }
     let containerEnvs: Record<string, string>[];
+    let volumes: VolumeFolder[];
     try {
       const wait = { ...DEFAULT_SECRET_WAIT, cancelled: () => local.stopping };
-      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait)));
+      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, podIP)));
+      volumes = this.volumeFolders(pod, dir);
+      await this.fillProjectedVolumes(pod, volumes, local, podIP);
     } catch (err) {
       // As a kubelet that cannot build a container's config: the pod does not start, and says why.
       this.local.delete(key);
       this.finished.add(pod.metadata.uid ?? '');
+      local.timers.forEach(clearTimeout);
+      if (podIP) this.addresses.release(podIP);
       rmSync(dir, { recursive: true, force: true });
       const reason = err instanceof ContainerConfigError ? err.reason : 'Error';
       if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message: (err as Error).message });
       return;
     }
-    if (local.stopping) return;
+    if (local.stopping) {
+      local.timers.forEach(clearTimeout);
+      if (podIP) this.addresses.release(podIP);
+      return;
+    }
     const artifact = await this.cachedArtifact(pod, containerEnvs);
+    if (sandbox) local.hosts = await this.hostsFile(pod, containerEnvs, dir);
     const keep = (text: string) => {
       local.output.push(text);
       if (local.output.length > 50) local.output.shift();
@@ -181,18 +227,21 @@ export class NodeAgent {
       const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
         ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', Boolean(sandbox) && runsAsRoot())
         : undefined;
-      const volumes = this.volumeFolders(pod, dir);
       if (sandbox) {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
         uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
+        if (local.hosts) readOnly.push({ source: local.hosts.file, target: '/etc/hosts' });
         local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep);
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = artifact;
-        const localPath = (value: string) => volumes.reduce((v, m) => v.split(m.mountPath).join(m.folder), value);
+        const localPath = localPathMapper(volumes);
+        // The pod's own /tmp (an emptyDir under a read-only root in a cluster) is its folder here too.
+        const tmp = volumes.find((v) => v.mountPath === '/tmp');
+        if (tmp) podEnv.TMPDIR = tmp.folder;
         const containers = pod.spec.containers.map((c, i) => ({ ...this.resolveContainer(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
         local.processes = startProcessGroups(containers, keep);
       }
@@ -201,10 +250,16 @@ export class NodeAgent {
     }
     local.exited = local.processes?.exited ?? Promise.resolve(pod.spec.containers.map(() => 127));
     this.options.log.debug({ pod: key, pids: local.processes?.pids, sandboxed: Boolean(sandbox), uid }, 'pod started');
-    void this.setStatus(pod, { phase: 'Running', startTime: new Date().toISOString() });
+    const running: PodStatus = { phase: 'Running', startTime: new Date().toISOString(), podIP, podIPs: podIP ? [{ ip: podIP }] : undefined, conditions: [condition('Ready', false)] };
+    void this.setStatus(pod, running).then(async () => {
+      if (!local.processes || !(await waitUntilReady(pod.spec.containers, podIP, () => local.stopping || this.local.get(key) !== local))) return;
+      await this.setStatus(pod, { ...running, conditions: [condition('Ready', true)] });
+    });
     void local.exited.then(async (codes) => {
       this.finished.add(pod.metadata.uid ?? '');
       this.local.delete(key);
+      local.timers.forEach(clearTimeout);
+      if (podIP) this.addresses.release(podIP);
       killProcessesUnder(dir);
       rmSync(dir, { recursive: true, force: true });
       if (uid !== undefined) this.uids.release(uid);
@@ -214,6 +269,7 @@ export class NodeAgent {
         phase: ok ? 'Succeeded' : 'Failed',
         reason: ok ? 'Completed' : 'Error',
         message: ok ? undefined : lastLines(local.output),
+        conditions: [condition('Ready', false)],
         containerStatuses: pod.spec.containers.map((c, i) => ({ name: c.name, state: { terminated: { exitCode: codes[i] ?? 1 } } })),
       };
       this.options.log.debug({ pod: key, codes }, 'pod exited');
@@ -227,14 +283,14 @@ export class NodeAgent {
     pod: PodObject,
     containerEnvs: Record<string, string>[],
     sandbox: NodeSandbox,
-    volumes: { folder: string; mountPath: string }[],
+    volumes: VolumeFolder[],
     readOnly: SandboxMount[],
     npmCacheDir: string | undefined,
     podEnv: Record<string, string>,
     uid: number | undefined,
     onOutput: (text: string) => void,
   ): PodProcesses {
-    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath }) => ({ source: folder, target: mountPath, writable: true }))];
+    const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath, readOnly: ro }) => ({ source: folder, target: mountPath, writable: !ro }))];
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
     if (npmCacheDir) {
       mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
@@ -248,7 +304,6 @@ export class NodeAgent {
     return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses }, launcher, uid, gid: uid }, onOutput);
   }
 
-  /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
   /**
    * A browser pod's artifact from the node's cache (fetched into it with the pod's own token when
    * missing); undefined leaves the download to the pod, as without a cache.
@@ -269,13 +324,93 @@ export class NodeAgent {
     }
   }
 
-  private volumeFolders(pod: PodObject, dir: string): { folder: string; mountPath: string }[] {
-    const seen = new Map<string, { folder: string; mountPath: string }>();
+  /** The pod's own /etc/hosts when its containers name Services (undefined: the host's). */
+  private async hostsFile(pod: PodObject, containerEnvs: Record<string, string>[], dir: string): Promise<LocalPod['hosts']> {
+    const names = serviceNames([...containerEnvs.flatMap((env) => Object.values(env)), ...pod.spec.containers.flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])]);
+    if (names.size === 0) return undefined;
+    try {
+      const addresses = await resolveServices(this.options.cluster, names);
+      const missing = [...names.keys()].filter((name) => !addresses.has(name));
+      if (missing.length > 0) this.options.log.warn({ pod: objectKey(pod), missing }, 'no ready pod behind these Services yet');
+      // Mounted even when nothing resolves yet: it is written again when pods behind the Services become ready.
+      const content = hostsFileContent(names.keys(), addresses);
+      const file = join(dir, 'hosts');
+      writeFileSync(file, content, { mode: 0o644 });
+      return { file, names, content };
+    } catch (err) {
+      this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not resolve the Services the pod names; it gets the host\'s /etc/hosts');
+      return undefined;
+    }
+  }
+
+  /** A pod changed: if local pods resolve Services of its namespace, their /etc/hosts are written again soon. */
+  private serviceMayHaveChanged(pod: PodObject): void {
+    if (this.stopped || this.hostsRefresh) return;
+    const namespaces = new Set([...this.local.values()].flatMap((l) => [...(l.hosts?.names.values() ?? [])].map((n) => n.namespace)));
+    if (!namespaces.has(pod.metadata.namespace ?? '')) return;
+    this.hostsRefresh = setTimeout(() => {
+      void this.refreshHosts().finally(() => {
+        this.hostsRefresh = undefined;
+      });
+    }, HOSTS_REFRESH_DELAY_MS);
+  }
+
+  /** Each Service resolved once; a changed file is rewritten in place (the sandbox binds that very file). */
+  private async refreshHosts(): Promise<void> {
+    const withHosts = [...this.local.entries()].filter(([, l]) => l.hosts);
+    const names = new Map(withHosts.flatMap(([, l]) => [...l.hosts!.names]));
+    try {
+      const addresses = await resolveServices(this.options.cluster, names);
+      for (const [key, local] of withHosts) {
+        const hosts = local.hosts!;
+        const content = hostsFileContent(hosts.names.keys(), addresses);
+        if (content === hosts.content || this.stopped || this.local.get(key) !== local) continue;
+        try {
+          writeFileSync(hosts.file, content);
+          hosts.content = content;
+        } catch (err) {
+          // The pod ended meanwhile and its folder is gone.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
+      }
+    } catch (err) {
+      this.options.log.warn({ err: (err as Error).message }, 'could not refresh the pods\' /etc/hosts');
+    }
+  }
+
+  /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
+  private volumeFolders(pod: PodObject, dir: string): VolumeFolder[] {
+    const seen = new Map<string, VolumeFolder>();
+    const projected = new Set((pod.spec.volumes ?? []).filter((v) => v.projected).map((v) => v.name));
     for (const c of pod.spec.containers) {
-      for (const m of c.volumeMounts ?? []) if (!seen.has(m.mountPath)) seen.set(m.mountPath, { folder: join(dir, m.name), mountPath: m.mountPath });
+      for (const m of c.volumeMounts ?? []) {
+        if (!seen.has(m.mountPath)) seen.set(m.mountPath, { name: m.name, folder: join(dir, m.name), mountPath: m.mountPath, readOnly: projected.has(m.name) || m.readOnly });
+      }
     }
     for (const { folder } of seen.values()) mkdirSync(folder, { recursive: true, mode: 0o700 });
     return [...seen.values()];
+  }
+
+  /** Fills each projected volume the pod mounts, and requests its token again before it expires. */
+  private async fillProjectedVolumes(pod: PodObject, volumes: VolumeFolder[], local: LocalPod, podIP: string | undefined): Promise<void> {
+    for (const volume of pod.spec.volumes ?? []) {
+      const folder = volumes.find((v) => v.name === volume.name)?.folder;
+      if (!volume.projected || !folder) continue;
+      // Not once the pod has ended: its folder is gone and must stay so.
+      const ended = () => local.stopping || this.local.get(objectKey(pod)) !== local;
+      const refresh = async () => {
+        if (ended()) return;
+        const refreshMs = await fillProjectedVolume(this.options.cluster, pod, volume, folder, podIP);
+        if (refreshMs === undefined || ended()) return;
+        const timer = setTimeout(() => {
+          local.timers = local.timers.filter((t) => t !== timer);
+          refresh().catch((err: unknown) => this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not refresh a projected ServiceAccount token'));
+        }, refreshMs);
+        timer.unref();
+        local.timers.push(timer);
+      };
+      await refresh();
+    }
   }
 
   /** A container's command and environment (its own resolved by container-env.ts), `$(VAR)` expanded, paths mapped by `localPath`. */
@@ -288,7 +423,8 @@ export class NodeAgent {
   ): LaunchedContainer {
     const env = this.containerEnv(ownEnv, podEnv, localPath);
     const expand = (arg: string) => localPath(arg).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
-    const command = this.resolveCommand([...(container.command ?? []), ...(container.args ?? [])].map(expand), sandbox);
+    // No command: the image's entrypoint, which is `browserfn` (deploy/Dockerfile).
+    const command = this.resolveCommand([...(container.command ?? ['browserfn']), ...(container.args ?? [])].map(expand), sandbox);
     return { name: container.name, command, env, cwd: container.volumeMounts?.[0]?.mountPath ?? '/' };
   }
 
@@ -359,6 +495,10 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+function condition(type: string, ready: boolean): NonNullable<PodStatus['conditions']>[number] {
+  return { type, status: ready ? 'True' : 'False', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }
 
 function lastLines(output: string[]): string {

@@ -1,11 +1,13 @@
 // The node agent registers itself as a Node and keeps its Ready condition fresh, as a kubelet
 // does, so `kubectl get nodes` shows where browser pods run and when that node stopped.
+import { availableParallelism, totalmem } from 'node:os';
 import { Kinds, newObject, type KubeObject } from '../../cluster/objects.js';
 import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import { retryOnConflict } from '../../cluster/retry.js';
 import type { Logger } from '../../config/logger.js';
 
 const HEARTBEAT_MS = 20_000;
+const NODE_RESOURCES = { cpu: String(availableParallelism()), memory: `${Math.floor(totalmem() / 1024 / 1024)}Mi`, pods: '110' };
 
 export class NodeRegistration {
   private timer?: NodeJS.Timeout;
@@ -58,6 +60,9 @@ export class NodeRegistration {
                 },
               ],
               nodeInfo: { kubeletVersion: 'browserfn-node-agent', operatingSystem: process.platform, architecture: process.arch },
+              // What a scheduler fits pods into, as a kubelet reports it: the machine's CPUs and memory.
+              capacity: NODE_RESOURCES,
+              allocatable: NODE_RESOURCES,
             },
           };
           await nodes.updateStatus(updated);

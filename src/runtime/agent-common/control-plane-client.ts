@@ -22,6 +22,8 @@ export interface RetryPolicy {
 
 export const FETCH_RETRY: RetryPolicy = { attempts: 3, firstDelayMs: 200 };
 export const REPORT_RETRY: RetryPolicy = { attempts: 6, firstDelayMs: 250 };
+/** A waiting pool member rides out a roll of the API pods (about 30 s in all) rather than end and be replaced. */
+export const ASSIGNMENT_RETRY: RetryPolicy = { attempts: 8, firstDelayMs: 250 };
 
 export class ControlPlaneError extends Error {
   constructor(
@@ -52,7 +54,7 @@ export class ControlPlaneClient {
    * tells the control plane the member is ready.
    */
   async waitForAssignment(waitSeconds: number): Promise<unknown> {
-    const response = await this.#request('GET', `/assignment?waitSeconds=${waitSeconds}`, FETCH_RETRY);
+    const response = await this.#request('GET', `/assignment?waitSeconds=${waitSeconds}`, ASSIGNMENT_RETRY);
     return response.length === 0 ? undefined : (JSON.parse(response.toString('utf8')) as unknown);
   }
 

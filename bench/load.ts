@@ -2,7 +2,9 @@
 // demand (60 %, 30 %, 10 %) on a few slots, each a real browser pod. Checks and prints: all
 // complete, none runs twice (the handler counts itself on a local server), admission stays fair
 // (sampled every second: no project waits below its share while another holds more than its
-// share), and the p50/p99 of GET invocation while it runs. BENCH_LOAD_N (2000), BENCH_LOAD_SLOTS (8).
+// share), the p50/p99 of GET invocation while it runs, and once all ended the pod processes still
+// running (orphans) and the zombies under this process. BENCH_LOAD_N (2000), BENCH_LOAD_SLOTS (8).
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Kinds } from '../src/cluster/objects.js';
@@ -11,6 +13,7 @@ import type { InvocationObject } from '../src/schemas/resources.js';
 import { startTestService, waitFor, type TestService } from '../test/support/service.js';
 import { writeProject } from '../test/support/projects.js';
 import { publish } from '../test/support/publish.js';
+import { processTreeUnder } from '../test/support/processes.js';
 import { percentile } from './invocations.js';
 
 const N = Number(process.env.BENCH_LOAD_N ?? 2000);
@@ -104,12 +107,15 @@ export async function runLoadBench(): Promise<void> {
     const twice = [...hits.values()].filter((n) => n > 1).length;
     const retried = all.filter((inv) => (inv.status?.attempts ?? 0) > 1).length;
     const unfair = samples.filter(unfairSample).length;
+    const leftRunning = processTreeUnder(svc.dataDir);
+    const zombies = zombiesUnder(process.pid);
 
     console.log(`\n== Load: ${ids.length} invocations submitted at once across ${PROJECTS.length} projects (${PROJECTS.map((p) => `${Math.round(p.part * 100)} %`).join(' / ')}), ${SLOTS} slots ==`);
     console.log(`submitted in ${(submittedMs / 1000).toFixed(1)} s; all ended after ${(totalMs / 1000).toFixed(0)} s (${(ids.length / (totalMs / 1000)).toFixed(2)} per second)`);
     console.log(`completed ${completed}, failed ${failed.length}${failed.length ? ` (first cause: ${JSON.stringify(failed[0].status?.cause)})` : ''}, handlers that ran more than once ${twice}, invocations retried ${retried}, handlers that never ran ${ids.length - hits.size}`);
     // Running invocations are never preempted: a project that arrives late reaches its share as the others' runs end.
     console.log(`fair admission: ${unfair} of ${samples.length} one-second samples had a project waiting below its share while another held more (no preemption: a share is reached as running invocations end)`);
+    console.log(`after the last one ended: ${leftRunning.length} pod processes still running (${leftRunning.filter((p) => /chrom/.test(p.cmdline)).length} of them Chromium), ${zombies} zombies under this process`);
     console.log(`GET invocation under load: p50 ${percentile(getLatencies, 50).toFixed(1)} ms, p99 ${percentile(getLatencies, 99).toFixed(1)} ms (${getLatencies.length} requests)`);
   } finally {
     await svc.stop();
@@ -137,4 +143,31 @@ function unfairSample({ running, pending }: Sample): boolean {
   const starved = running.some((n, i) => pending[i] > 0 && n < share);
   const greedy = running.some((n) => n > Math.ceil(SLOTS / active));
   return starved && greedy;
+}
+
+/** Zombie processes among the descendants of `root` (children nobody reaped). */
+function zombiesUnder(root: number): number {
+  const children = new Map<number, { pid: number; zombie: boolean }[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid …; comm may hold spaces, so read after the last ')'.
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const list = children.get(Number(ppid)) ?? [];
+      list.push({ pid: Number(entry), zombie: state === 'Z' });
+      children.set(Number(ppid), list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  let zombies = 0;
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop()!) ?? []) {
+      if (child.zombie) zombies += 1;
+      else queue.push(child.pid);
+    }
+  }
+  return zombies;
 }

@@ -237,7 +237,7 @@ can "$NS_A" "$NS_FULL" $OP no create leases.coordination.k8s.io
 for ns in "$NS_A" "$NS_B"; do
   for verb in get list update; do can "$ns" "$NS_FULL" $API yes "$verb" functions.v1alpha1.browserfn.dev; done
   for verb in get list create delete; do can "$ns" "$NS_FULL" $API yes "$verb" builds.v1alpha1.browserfn.dev; done
-  for verb in get list create update; do can "$ns" "$NS_FULL" $API yes "$verb" invocations.v1alpha1.browserfn.dev; done
+  for verb in get list create update watch; do can "$ns" "$NS_FULL" $API yes "$verb" invocations.v1alpha1.browserfn.dev; done
   for verb in get list create update delete; do
     can "$ns" "$NS_FULL" $API yes "$verb" configmaps
     can "$ns" "$NS_FULL" $API yes "$verb" secrets

@@ -199,8 +199,10 @@ const unavailable = controlPlaneUnavailable();
     const invoked = await call<{ id: string }>('POST', `/v1/functions/${fn.metadata.uid}/invoke`, { params: {} });
     assert.equal(invoked.status, 202, JSON.stringify(invoked.body));
     assert.equal((await call('GET', `/v1/functions/invocations/${invoked.body.id}`)).status, 200);
-    // Marked for cancelling (no operator runs here to end it, so the call answers 202 after its wait).
-    assert.equal((await call('POST', `/v1/functions/invocations/${invoked.body.id}/cancel`)).status, 202);
+    // Cancelled: the API marks it and waits on it, the operator (under its own Roles, from the first test) ends it.
+    const cancelled = await call<{ status: string; cause: { code: string } }>('POST', `/v1/functions/invocations/${invoked.body.id}/cancel`);
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.cause.code, 'CANCELLED');
     assert.equal((await call('GET', `/v1/functions/${fn.metadata.uid}/versions`)).status, 200);
 
     const apiCluster = await openKubeCluster({ kubeconfigPath: join(dir, `${API_SA}.kubeconfig`) });

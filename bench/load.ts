@@ -96,7 +96,10 @@ export async function runLoadBench(): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
-    await waitFor('every invocation to end', async () => ((await sample(svc)).running.every((n) => n === 0) && (await sample(svc)).pending.every((n) => n === 0) ? true : undefined), 6 * 3600_000, 2000);
+    await waitFor('every invocation to end', async () => {
+      const { running, pending } = await sample(svc);
+      return [...running, ...pending].every((n) => n === 0) ? true : undefined;
+    }, 6 * 3600_000, 2000);
     done = true;
     await Promise.all([sampler, reader]);
     const totalMs = performance.now() - started;

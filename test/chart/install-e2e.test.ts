@@ -6,7 +6,6 @@
 // uninstall` leaves the CRDs. Needs Go (control plane, helm) and the bubblewrap sandbox (the
 // standard path exists only inside it).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,13 +17,14 @@ import type { PodObject } from '../../src/schemas/pod.js';
 import { startService, type RunningService } from '../../src/server/service.js';
 import { controlPlaneUnavailable, repoRoot } from '../support/controlplane.js';
 import { assertNoProcessesUnder } from '../support/processes.js';
+import { apiClient } from '../support/api-client.js';
+import { HELM, helmUnavailable } from '../support/chart-tools.js';
 import { waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { publish, waitInvocation } from '../support/publish.js';
 import { helmWorkloads, kubectlWorkloads, startWorkloadsControlPlane, stopWorkloadsControlPlane, WORKLOADS_KUBECONFIG } from '../support/workloads-controlplane.js';
 
 const ROOT = repoRoot();
-const HELM = join(process.env.BROWSERFN_CHART_TOOLS_DIR ?? join(ROOT, '.cache', 'chart-tools'), 'bin', 'helm');
 const RELEASE = 'bfn';
 const NAMESPACE = 'browserfn-install';
 const NODE = 'install-e2e-node';
@@ -41,14 +41,6 @@ defineFn('data-title', async (ctx) => {
   return { title: await page.title(), sum: await page.evaluate('1 + 1') };
 });
 `;
-
-/** Why helm cannot be had here (build.sh exits 3 without Go and without a helm built before), or undefined. */
-function helmUnavailable(): string | undefined {
-  const built = spawnSync('bash', [join(ROOT, 'scripts', 'chart', 'build.sh')], { encoding: 'utf8' });
-  if (built.status === 3) return built.stderr.trim() || 'Go is not installed and helm was not built before';
-  if (built.status !== 0) throw new Error(`scripts/chart/build.sh failed:\n${built.stdout}\n${built.stderr}`);
-  return undefined;
-}
 
 async function must(args: string[], stdin?: string): Promise<string> {
   const { code, stdout, stderr } = await kubectlWorkloads(args, stdin);
@@ -94,21 +86,7 @@ const unavailable = controlPlaneUnavailable() ?? helmUnavailable();
   let fnId = '';
 
   /** The façade as the installed API pod serves it (the test talks to the pod's own address). */
-  const client = (pod: PodObject): TestService =>
-    ({
-      url: `http://${pod.status?.podIP}:8080`,
-      async request(method: string, path: string, body?: unknown) {
-        const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey } };
-        if (body instanceof FormData) init.body = body;
-        else if (body !== undefined) {
-          init.body = JSON.stringify(body);
-          (init.headers as Record<string, string>)['content-type'] = 'application/json';
-        }
-        const response = await fetch(`http://${pod.status?.podIP}:8080${path}`, init);
-        const text = await response.text();
-        return { status: response.status, body: text ? JSON.parse(text) : undefined };
-      },
-    }) as unknown as TestService;
+  const client = (pod: PodObject): TestService => apiClient(() => `http://${pod.status?.podIP}:8080`, () => apiKey);
 
   /** The files the node agent projected for a pod: its kube-api-access-* volume's folder. */
   const projectedFolder = (pod: PodObject) => {

@@ -28,21 +28,13 @@ import { systemClock } from '../../src/controller/runtime/clock.js';
 import { Labels, Roles, type BuildObject, type FunctionObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { controlPlaneUnavailable, ensureControlPlane, kubectl, repoRoot } from '../support/controlplane.js';
+import { HELM, helmUnavailable } from '../support/chart-tools.js';
 import { waitFor } from '../support/service.js';
 
 const ROOT = repoRoot();
-const HELM = join(process.env.BROWSERFN_CHART_TOOLS_DIR ?? join(ROOT, '.cache', 'chart-tools'), 'bin', 'helm');
 const RELEASE = 'bfn';
 const OPERATOR_SA = `${RELEASE}-browserfn-operator`;
 const API_SA = `${RELEASE}-browserfn-api`;
-
-/** Why helm cannot be had here (build.sh exits 3 without Go and without a helm built before), or undefined. */
-function helmUnavailable(): string | undefined {
-  const built = spawnSync('bash', [join(ROOT, 'scripts', 'chart', 'build.sh')], { encoding: 'utf8' });
-  if (built.status === 3) return built.stderr.trim() || 'Go is not installed and helm was not built before';
-  if (built.status !== 0) throw new Error(`scripts/chart/build.sh failed:\n${built.stdout}\n${built.stderr}`);
-  return undefined;
-}
 
 async function must(args: string[], stdin?: string): Promise<string> {
   const { code, stdout, stderr } = await kubectl(args, stdin);

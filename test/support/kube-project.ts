@@ -12,6 +12,7 @@ import { startService, type RunningService, type ServiceOptions } from '../../sr
 import { ensureControlPlane, kubectl, type ControlPlane } from './controlplane.js';
 import { assertNoProcessesUnder } from './processes.js';
 import type { TestService } from './service.js';
+import { apiClient } from './api-client.js';
 
 export interface KubeProject {
   plane: ControlPlane;
@@ -75,23 +76,7 @@ export async function kubeProject(prefix: string): Promise<KubeProject | { skip:
       running.splice(running.indexOf(service), 1);
       await service.stop();
     },
-    client: (url) =>
-      ({
-        get url() {
-          return url();
-        },
-        async request(method: string, path: string, body?: unknown) {
-          const init: RequestInit = { method, headers: { 'x-svc-api-key': apiKey } };
-          if (body instanceof FormData) init.body = body;
-          else if (body !== undefined) {
-            init.body = JSON.stringify(body);
-            (init.headers as Record<string, string>)['content-type'] = 'application/json';
-          }
-          const response = await fetch(url() + path, init);
-          const text = await response.text();
-          return { status: response.status, body: text ? JSON.parse(text) : undefined };
-        },
-      }) as unknown as TestService,
+    client: (url) => apiClient(url, () => apiKey),
     async cleanUp() {
       for (const service of [...running].reverse()) await service.stop().catch(() => undefined);
       await kubectl(['delete', 'namespace', project, '--wait=false']);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the system packages browserfn needs when they are missing: Debian's chromium, and
-# bubblewrap and passt (pasta), with which `serve` runs each pod in a sandbox of its own.
+# Installs the system packages browserfn needs when they are missing: Debian's chromium; bubblewrap
+# and passt (pasta), with which `serve` runs each pod in a sandbox of its own; ffmpeg, which encodes
+# session recordings.
 set -euo pipefail
 
 missing=()
@@ -8,6 +9,7 @@ chromium_bin="${BROWSERFN_CHROMIUM_PATH:-}"
 if ! [[ -n "$chromium_bin" && -x "$chromium_bin" ]] && ! command -v chromium >/dev/null 2>&1; then missing+=(chromium); fi
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v pasta >/dev/null 2>&1 || missing+=(passt)
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 if [[ ${#missing[@]} -eq 0 ]]; then exit 0; fi
 
 if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
@@ -27,5 +29,11 @@ Install it, then run the command again:
 MSG
   exit 1
 fi
+if [[ " ${missing[*]} " == *" ffmpeg "* ]]; then
+  echo "browserfn: ffmpeg not found: sessions will not be recorded as video. Install with: sudo apt-get install ffmpeg" >&2
+fi
+sandbox_missing=()
+for tool in bubblewrap passt; do [[ " ${missing[*]} " == *" $tool "* ]] && sandbox_missing+=("$tool"); done
+if [[ ${#sandbox_missing[@]} -eq 0 ]]; then exit 0; fi
 # Without the sandbox, `serve` still runs one project (and says so); more than one needs it.
-echo "browserfn: ${missing[*]} not found: pods will not be sandboxed, and serve accepts a single project. Install with: sudo apt-get install bubblewrap passt" >&2
+echo "browserfn: ${sandbox_missing[*]} not found: pods will not be sandboxed, and serve accepts a single project. Install with: sudo apt-get install bubblewrap passt" >&2

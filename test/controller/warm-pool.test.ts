@@ -142,7 +142,27 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.equal(idle().length, 1, 'the other member is still idle');
   });
 
-  it('claims only ready members of a pool with the invocation\'s launch, oldest first, and starts others cold', async () => {
+  it('claims a ready member first, then one still starting, never one that ended, and only then starts cold', async () => {
+    await createPool({ minIdle: 3, maxIdle: 3 });
+    await poolReconciler().reconcile({ namespace: NS, name: 'warm' });
+    const [ended, starting, ready] = await waitFor('three members in the cache', async () => (idle().length === 3 ? idle() : undefined));
+    await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...ended, status: { phase: 'Failed', reason: 'Error' } });
+    await makeReady(ready);
+    await waitFor('the members\' states in the cache', async () =>
+      pods.get(NS, ended.metadata.name)?.status?.phase === 'Failed' && pods.get(NS, ready.metadata.name)?.metadata.annotations?.[Annotations.memberReady] ? true : undefined,
+    );
+    const claimedInOrder: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const inv = await createInvocation();
+      await invocationReconciler().reconcile({ namespace: NS, name: inv.metadata.name });
+      const podName = (await podOf(inv))!;
+      claimedInOrder.push(podName === `${inv.metadata.name}-a1` ? 'cold' : podName);
+      if (podName !== `${inv.metadata.name}-a1`) await waitFor('the claim in the cache', async () => (pods.get(NS, podName)?.metadata.labels?.[Labels.invocationName] === inv.metadata.name ? true : undefined));
+    }
+    assert.deepEqual(claimedInOrder, [ready.metadata.name, starting.metadata.name, 'cold']);
+  });
+
+  it('claims members of a pool with the invocation\'s launch only, and starts others cold', async () => {
     await createPool({ minIdle: 1, maxIdle: 1, launch: { viewport: { width: 1280, height: 720 } } });
     const [member] = await fillPool(poolReconciler(), 1);
     const other = await createInvocation({ browserSettings: { viewport: { width: 800, height: 600 } } });
@@ -228,6 +248,26 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
     assert.ok(((await poolStatus()).desired ?? 0) >= 1, 'an arrival wakes the pool');
     await waitFor('a member again', async () => (idle().length >= 1 ? true : undefined));
+  });
+
+  it('sizes for the arrival rate times what its members took to start, not for every arrival of the window', async () => {
+    await createPool({ minIdle: 1, maxIdle: 8 });
+    const reconciler = poolReconciler();
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    const [member] = await waitFor('a member', async () => (idle().length === 1 ? idle() : undefined));
+    // It took 2 s from creation to ready.
+    const running = await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...member, status: { phase: 'Running' } });
+    const readyAt = Date.parse(member.metadata.annotations![Annotations.memberCreatedAt]) + 2000;
+    await cluster.resource<PodObject>(Kinds.Pod).update({ ...running, metadata: { ...running.metadata, annotations: { ...running.metadata.annotations, [Annotations.memberReady]: new Date(readyAt).toISOString() } } });
+    // Ten arrivals in the 10 s window, each already on a pod: one per second, so 2 members are claimed while a replacement starts.
+    for (let i = 0; i < 10; i += 1) {
+      const inv = await createInvocation();
+      await cluster.resource<InvocationObject>(Kinds.Invocation).updateStatus({ ...inv, status: { phase: 'RUNNING', podName: `elsewhere-${i}` } } as InvocationObject);
+    }
+    await waitFor('the arrivals on their pods in the cache', async () => (invocations.list().filter((inv) => inv.status?.podName).length === 10 ? true : undefined));
+    await waitFor('the member ready in the cache', async () => (pods.get(NS, member.metadata.name)?.metadata.annotations?.[Annotations.memberReady] ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).desired, 2);
   });
 
   it('never adds members past the node\'s memory cap', async () => {

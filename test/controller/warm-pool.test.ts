@@ -15,7 +15,8 @@ import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '..
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
 import { CLAIM_START_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS, memoryBytes } from '../../src/controller/policies/pool.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
-import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
+import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type FunctionVersionSpec, type InvocationObject } from '../../src/schemas/resources.js';
+import type { RuntimePackage } from '../../src/schemas/runtime-packages.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';
 
@@ -315,6 +316,24 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
       await waitFor('the Function in the cache', async () => (functions.list().length ? true : undefined));
       await reconcile(2);
       assert.deepEqual((await get())?.spec, { minIdle: 2, maxIdle: 4, idleSeconds: 600, maxAgeSeconds: 1800 });
+
+      // Members load ahead what the current versions import; all of it when a version does not say.
+      const version = (n: number, runtimePackages?: RuntimePackage[]): FunctionVersionSpec => ({ id: randomUUID(), number: n, bundleConfigMap: 'artifact-x', createdAt: new Date(now).toISOString(), ...(runtimePackages ? { runtimePackages } : {}) });
+      const setVersion = async (name: string, v: FunctionVersionSpec) => {
+        const fns = cluster.resource<FunctionObject>(Kinds.Function);
+        const fn = (await fns.get(NS, name)) ?? (await fns.create(newObject<FunctionObject>(Kinds.Function, { name, namespace: NS }, { spec: { name } })));
+        await fns.update({ ...fn, spec: { ...fn.spec, version: v } });
+        await waitFor(`version ${v.number} of ${name} in the cache`, async () => (functions.get(NS, name)?.spec.version?.id === v.id ? true : undefined));
+      };
+      await setVersion('f', version(1, ['puppeteer-core']));
+      await reconcile(2);
+      assert.deepEqual((await get())?.spec.preload, ['puppeteer-core']);
+      await setVersion('g', version(1, ['playwright-core', 'chrome-remote-interface']));
+      await reconcile(2);
+      assert.deepEqual((await get())?.spec.preload, ['chrome-remote-interface', 'playwright-core', 'puppeteer-core']);
+      await setVersion('g', version(2));
+      await reconcile(2);
+      assert.equal((await get())?.spec.preload, undefined);
       await reconcile(3);
       assert.equal((await get())?.spec.minIdle, 3);
       await reconcile(0);

@@ -27,6 +27,7 @@ import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './r
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
+import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 
@@ -194,7 +195,7 @@ export class InvocationRun {
     const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
     const user = startSandboxedProcess({
       script: CODE_LOADER_PATH,
-      args: [layout.codeDir, ...(this.settings.poolMember ? ['--preload'] : [])],
+      args: [layout.codeDir, RUNTIME_PACKAGES.join(','), ...(this.settings.poolMember ? [this.settings.preload.join(',')] : [])],
       cwd: layout.appDir,
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,

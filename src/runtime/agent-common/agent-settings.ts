@@ -31,6 +31,11 @@ export interface AgentSettings {
   artifactFile?: string;
   /** A warm pool member (BROWSERFN_POOL_MEMBER=1): start the browser, then wait to be claimed. */
   poolMember: boolean;
+  /**
+   * Also write each console entry of the handler, as it comes and redacted, to this agent's own log
+   * (BROWSERFN_ECHO_CONSOLE=1, set by `browserfn dev` so that its terminal shows them live).
+   */
+  echoConsole: boolean;
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -54,6 +59,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     artifactSha256: env.BROWSERFN_ARTIFACT_SHA256 || undefined,
     artifactFile: env.BROWSERFN_ARTIFACT_FILE || undefined,
     poolMember: env.BROWSERFN_POOL_MEMBER === '1',
+    echoConsole: env.BROWSERFN_ECHO_CONSOLE === '1',
   };
 }
 

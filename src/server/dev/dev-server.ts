@@ -1,0 +1,161 @@
+// `browserfn dev`: the `serve` stack in this process on a private data dir (store, pods, npm cache),
+// the project published to it through the production build on start and on every change, and the
+// hosted dev server's routes on 127.0.0.1 that invoke a Function by name and answer with its result.
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadSettings } from '../../config/settings.js';
+import type { Logger } from '../../config/logger.js';
+import type { InvocationObject } from '../../schemas/resources.js';
+import { findProjectRoot } from '../../cli/pack.js';
+import { startStandalone } from '../standalone.js';
+import { consoleEcho, type ConsoleLine } from './console-echo.js';
+import { devRequestHandler } from './dev-http.js';
+import { invokeByName } from './dev-invoker.js';
+import { DevPublisher } from './dev-publisher.js';
+import { watchSources } from './source-watcher.js';
+
+export const DEFAULT_DEV_PORT = 14113;
+
+export interface DevServerOptions {
+  entry: string;
+  port: number;
+  host: string;
+  secretsFile?: string;
+  /** Default: a folder of this project under the system's temp folder, kept between runs (npm cache). */
+  dataDir?: string;
+  /** The service's settings come from it as for `serve`, but for the data dir, address and API keys. */
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+  /** The terminal. */
+  out: (line: string) => void;
+  debounceMs?: number;
+}
+
+export interface RunningDevServer {
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
+  const entry = resolve(options.entry);
+  const root = findProjectRoot(entry);
+  const dataDir = resolve(options.dataDir ?? join(tmpdir(), `browserfn-dev-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`));
+  const settings = loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: devEnv(options.env) });
+  const project = settings.apiKeys[0].project;
+
+  const functionOfInvocation = new Map<string, string>();
+  const echo = consoleEcho((line) => options.out(formatConsole(line, functionOfInvocation)));
+  const service = await startStandalone(settings, options.log, { podEnv: { BROWSERFN_ECHO_CONSOLE: '1' }, onPodOutput: echo });
+  const publisher = new DevPublisher({ cluster: service.cluster, project, entry, maxArchiveBytes: settings.maxArchiveBytes, secretsFile: options.secretsFile });
+  const invoker = {
+    cluster: service.cluster,
+    project,
+    publisher,
+    limits: { maxQueuedPerProject: settings.projectQueue.maxQueued },
+    onCreated: (inv: InvocationObject) => {
+      functionOfInvocation.set(inv.metadata.name, inv.spec.functionName);
+      options.out(`→ ${inv.spec.functionName}: invocation ${inv.metadata.name}`);
+    },
+  };
+  const server = createServer(
+    devRequestHandler(
+      async (name, request) => {
+        const done = await invokeByName(invoker, name, request);
+        functionOfInvocation.delete(done.metadata.name);
+        const status = done.status ?? {};
+        options.out(status.phase === 'COMPLETED' ? `✓ ${name} completed` : `✗ ${name} failed: ${status.cause?.code}: ${status.cause?.message ?? ''}`);
+        return done;
+      },
+      (err) => options.log.error({ err }, 'dev request failed'),
+    ),
+  );
+  try {
+    await listen(server, options.port, options.host);
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host}:${port}`;
+  options.out(`browserfn dev listening on ${url} (data in ${dataDir})`);
+  if (service.podIsolation) options.out(service.podIsolation);
+
+  const builds = serialBuilds(publisher, options.out);
+  builds.request('start');
+  const watcher = watchSources({
+    root,
+    extraFiles: options.secretsFile ? [options.secretsFile] : [],
+    debounceMs: options.debounceMs,
+    onChange: (paths) => builds.request(paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '')),
+  });
+
+  return {
+    url,
+    dataDir,
+    async stop() {
+      watcher.close();
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeAllConnections();
+      await closed;
+      await builds.idle();
+      await service.stop();
+    },
+  };
+}
+
+/** One build at a time; changes during a build make one more after it. */
+function serialBuilds(publisher: DevPublisher, out: (line: string) => void) {
+  let running: Promise<void> | undefined;
+  let again: string | undefined;
+  const run = async (why: string): Promise<void> => {
+    out(`Building (${why})…`);
+    const started = performance.now();
+    const result = await publisher.publish();
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    if (result.ok) out(`Build ${result.buildId} ready in ${seconds} s: ${result.functions.join(', ') || 'no Functions defined'}`);
+    else out(`Build failed in ${seconds} s; ${publisher.unavailable === undefined ? 'still serving the last good build' : 'nothing to serve yet'}:\n${indent(result.why)}`);
+  };
+  const loop = async (why: string) => {
+    await run(why);
+    while (again !== undefined) {
+      const next = again;
+      again = undefined;
+      await run(next);
+    }
+    running = undefined;
+  };
+  return {
+    request(why: string) {
+      if (running) again = why;
+      else running = loop(why);
+    },
+    idle: () => running ?? Promise.resolve(),
+  };
+}
+
+function formatConsole(line: ConsoleLine, functionOfInvocation: Map<string, string>): string {
+  const invocation = line.pod.replace(/-a\d+$/, '');
+  const label = functionOfInvocation.get(invocation) ?? line.pod;
+  const level = line.level === 'info' || line.level === 'log' ? '' : ` ${line.level}`;
+  return `[${label}${level}] ${line.message}`;
+}
+
+const indent = (text: string) => text.split('\n').map((line) => `  | ${line}`).join('\n');
+
+/** The environment's settings, without what would point dev elsewhere than its own private service. */
+const NOT_FOR_DEV = ['BROWSERFN_API_KEY', 'BROWSERFN_API_KEYS', 'BROWSERFN_DATA_DIR', 'BROWSERFN_CONTROL_URL', 'PORT', 'BROWSERFN_HOST'];
+
+function devEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !NOT_FOR_DEV.includes(name)));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolveListen, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new Error(`Port ${port} is already in use (--port)`) : err));
+    server.listen(port, host, () => resolveListen());
+  });
+}

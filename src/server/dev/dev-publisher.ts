@@ -41,7 +41,7 @@ export class DevPublisher {
   }
 
   get names(): string[] {
-    return [...this.#functions.keys()];
+    return [...this.#functions.keys()].sort();
   }
 
   async publish(): Promise<PublishResult> {

@@ -98,10 +98,11 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     dataDir,
     async stop() {
       watcher.close();
+      // A build under way is not waited for: it ends with the service, unreported.
+      builds.close();
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
       await closed;
-      await builds.idle();
       await service.stop();
     },
   };
@@ -111,17 +112,19 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
 function serialBuilds(publisher: DevPublisher, out: (line: string) => void) {
   let running: Promise<void> | undefined;
   let again: string | undefined;
+  let closed = false;
   const run = async (why: string): Promise<void> => {
     out(`Building (${why})…`);
     const started = performance.now();
     const result = await publisher.publish();
+    if (closed) return;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (result.ok) out(`Build ${result.buildId} ready in ${seconds} s: ${result.functions.join(', ') || 'no Functions defined'}`);
     else out(`Build failed in ${seconds} s; ${publisher.unavailable === undefined ? 'still serving the last good build' : 'nothing to serve yet'}:\n${indent(result.why)}`);
   };
   const loop = async (why: string) => {
     await run(why);
-    while (again !== undefined) {
+    while (again !== undefined && !closed) {
       const next = again;
       again = undefined;
       await run(next);
@@ -130,10 +133,13 @@ function serialBuilds(publisher: DevPublisher, out: (line: string) => void) {
   };
   return {
     request(why: string) {
+      if (closed) return;
       if (running) again = why;
       else running = loop(why);
     },
-    idle: () => running ?? Promise.resolve(),
+    close: () => {
+      closed = true;
+    },
   };
 }
 

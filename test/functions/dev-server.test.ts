@@ -146,6 +146,11 @@ describe('browserfn dev with a project written for @browserbasehq/sdk-functions 
     assert.equal(done.body.title, 'Test page /dev');
     assert.equal(done.body.greeting, 'hi');
     assert.equal(done.body.sessionId, done.headers.get('x-browserfn-session-id'));
+
+    // The SDK's runtime client defaults to this address; an entry started by hand is told why it gets nothing.
+    const next = await dev.request('GET', '/2018-06-01/runtime/invocation/next');
+    assert.equal(next.status, 404);
+    assert.match(next.body.message, /runs the entry itself/);
   });
 
   it('checks params against the zod schema (400) and answers a failed handler as the hosted server does (500 {error:{message,type,stackTrace}})', async () => {

@@ -11,6 +11,7 @@ import { NotReadyError } from './dev-invoker.js';
 /** As the façade's invoke route. */
 const MAX_BODY_BYTES = 256 * 1024;
 const INVOKE_PATH = /^\/v1\/functions\/([^/]+)\/invoke$/;
+const RUNTIME_API_PREFIX = '/2018-06-01/runtime/';
 
 export type InvokeByName = (name: string, request: InvokeRequest) => Promise<InvocationObject>;
 
@@ -32,6 +33,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, invoke: InvokeB
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (req.method === 'OPTIONS') return send(res, 200);
   if (req.method === 'GET' && path === '/') return send(res, 200, { ok: true });
+  if (path.startsWith(RUNTIME_API_PREFIX)) {
+    // The hosted server's runtime API, which its locally started user process polls: here the code runs in a pod, whose agent serves it.
+    return send(res, 404, { statusCode: 404, error: 'Not found', message: 'browserfn dev runs the entry itself, in a sandboxed browser pod with its own runtime API: do not start the entry yourself' });
+  }
   const match = INVOKE_PATH.exec(path);
   if (req.method !== 'POST' || !match) return send(res, 404, { statusCode: 404, error: 'Not found', message: `No route ${req.method} ${path}: POST /v1/functions/{name}/invoke` });
 

@@ -65,6 +65,8 @@ export interface RunningService {
   manager?: Manager;
   /** How the local node agent isolates pods (unset without one). */
   podIsolation?: string;
+  /** Where finished records are archived (use cases that read or change them take it). */
+  archive: Archive;
   stop(): Promise<void>;
 }
 
@@ -183,7 +185,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     throw err;
   }
 
-  return { url, cluster, metrics, manager, podIsolation, stop };
+  return { url, cluster, metrics, manager, podIsolation, archive, stop };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -111,6 +111,16 @@ describe('browserfn dev', function () {
     assert.match(done.body.error.message, /did not finish within 60 seconds/);
     await dev.line(/^✗ forever failed: TIMED_OUT/, from);
   });
+
+  it('cancels the invocation when the caller goes away', async () => {
+    const from = dev.output().length;
+    const caller = new AbortController();
+    const response = fetch(`${dev.url}/v1/functions/forever/invoke`, { method: 'POST', body: '{}', signal: caller.signal }).catch((err: Error) => err);
+    await dev.line(/^\[forever\] forever has started$/, from);
+    caller.abort();
+    assert.ok((await response) instanceof Error);
+    await dev.line(/^✗ forever failed: CANCELLED/, from, 60_000);
+  });
 });
 
 const SDK_FIXTURE = fileURLToPath(new URL('../../../test/fixtures/projects/sdk-functions', import.meta.url));
@@ -163,6 +173,7 @@ describe('browserfn dev with a project written for @browserbasehq/sdk-functions 
     assert.equal(failed.status, 500);
     assert.match(failed.body.error.message, /sdk-functions handler failed/);
     assert.equal(failed.body.error.type, 'WORKLOAD_ERROR');
-    assert.ok(Array.isArray(failed.body.error.stackTrace));
+    assert.ok(failed.body.error.stackTrace.some((line: string) => /sdk-functions handler failed/.test(line)), JSON.stringify(failed.body.error.stackTrace));
+    assert.ok(failed.body.error.stackTrace.some((line: string) => /^\s*at /.test(line)), 'the stack, one line each');
   });
 });

@@ -13,7 +13,8 @@ const MAX_BODY_BYTES = 256 * 1024;
 const INVOKE_PATH = /^\/v1\/functions\/([^/]+)\/invoke$/;
 const RUNTIME_API_PREFIX = '/2018-06-01/runtime/';
 
-export type InvokeByName = (name: string, request: InvokeRequest) => Promise<InvocationObject>;
+/** The ended invocation, with its handler's stack when it failed; `abandoned` fires when the caller goes away. */
+export type InvokeByName = (name: string, request: InvokeRequest, abandoned: AbortSignal) => Promise<{ invocation: InvocationObject; stackTrace: string[] }>;
 
 export function devRequestHandler(invoke: InvokeByName, onError: (err: unknown) => void) {
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -43,13 +44,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, invoke: InvokeB
   const body = parseBody(await readBody(req));
   // The path names the Function, as with the hosted server (a body.functionName is not needed then).
   const name = decodeURIComponent(match[1]);
-  const inv = await invoke(name, { ...(body.params !== undefined ? { params: body.params } : {}), ...(body.sessionCreateParams !== undefined ? { sessionCreateParams: body.sessionCreateParams } : {}) });
+  const abandoned = new AbortController();
+  res.once('close', () => res.writableFinished || abandoned.abort());
+  const request = { ...(body.params !== undefined ? { params: body.params } : {}), ...(body.sessionCreateParams !== undefined ? { sessionCreateParams: body.sessionCreateParams } : {}) };
+  const { invocation: inv, stackTrace } = await invoke(name, request, abandoned.signal);
   res.setHeader('x-browserfn-invocation-id', inv.metadata.name);
   res.setHeader('x-browserfn-session-id', inv.spec.sessionId);
   const status = inv.status ?? {};
   if (status.phase === 'COMPLETED') return send(res, 200, status.results ?? {});
   const cause = status.cause ?? { code: 'INTERNAL_ERROR', message: 'The invocation failed' };
-  send(res, 500, { error: { message: cause.message ?? cause.code, type: cause.code, stackTrace: [] } });
+  send(res, 500, { error: { message: cause.message ?? cause.code, type: cause.code, stackTrace } });
 }
 
 interface DevInvokeBody {

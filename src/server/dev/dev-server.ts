@@ -13,7 +13,7 @@ import { findProjectRoot } from '../../cli/pack.js';
 import { startStandalone } from '../standalone.js';
 import { consoleEcho, type ConsoleLine } from './console-echo.js';
 import { devRequestHandler } from './dev-http.js';
-import { invokeByName } from './dev-invoker.js';
+import { errorStack, invokeByName } from './dev-invoker.js';
 import { DevPublisher } from './dev-publisher.js';
 import { watchSources } from './source-watcher.js';
 
@@ -53,6 +53,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const publisher = new DevPublisher({ cluster: service.cluster, project, entry, maxArchiveBytes: settings.maxArchiveBytes, secretsFile: options.secretsFile });
   const invoker = {
     cluster: service.cluster,
+    archive: service.archive,
     project,
     publisher,
     limits: { maxQueuedPerProject: settings.projectQueue.maxQueued },
@@ -63,12 +64,11 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   };
   const server = createServer(
     devRequestHandler(
-      async (name, request) => {
-        const done = await invokeByName(invoker, name, request);
-        functionOfInvocation.delete(done.metadata.name);
+      async (name, request, abandoned) => {
+        const done = await invokeByName(invoker, name, request, abandoned);
         const status = done.status ?? {};
         options.out(status.phase === 'COMPLETED' ? `✓ ${name} completed` : `✗ ${name} failed: ${status.cause?.code}: ${status.cause?.message ?? ''}`);
-        return done;
+        return { invocation: done, stackTrace: status.phase === 'FAILED' ? await errorStack(invoker, done) : [] };
       },
       (err) => options.log.error({ err }, 'dev request failed'),
     ),

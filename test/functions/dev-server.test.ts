@@ -135,8 +135,8 @@ describe('browserfn dev with a project written for @browserbasehq/sdk-functions 
     pages = await startPageServer();
     root = mkdtempSync(join(tmpdir(), 'sdkf-dev-'));
     cpSync(SDK_FIXTURE, root, { recursive: true });
-    // The hosted CLI's own flags: `bb dev index.mts --port N`.
-    dev = await startDev(root, 'index.mts');
+    // The hosted CLI's own flags: `bb dev index.mts --port N`. A warm pool as by default: its members' console lines are labelled too.
+    dev = await startDev(root, 'index.mts', [], { BROWSERFN_WARM_POOL_SIZE: '1' });
     assert.deepEqual(builtNames(await dev.line(/^Build \S+ ready in /)), ['sdkf-failing', 'sdkf-page-title']);
   });
   after(async () => {
@@ -151,8 +151,10 @@ describe('browserfn dev with a project written for @browserbasehq/sdk-functions 
     assert.equal(preflight.status, 200);
     assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
 
+    const from = dev.output().length;
     const done = await dev.request('POST', '/v1/functions/sdkf-page-title/invoke', { params: { url: `${pages.url}/dev`, greeting: 'hi' } });
     assert.equal(done.status, 200, done.text);
+    await dev.line(new RegExp(`^\\[sdkf-page-title\\] visited ${pages.url}/dev$`), from, 10_000);
     assert.equal(done.body.title, 'Test page /dev');
     assert.equal(done.body.greeting, 'hi');
     assert.equal(done.body.sessionId, done.headers.get('x-browserfn-session-id'));

@@ -35,3 +35,9 @@ function consoleRecord(line: string): { level: string; message: string } | undef
     return undefined;
   }
 }
+
+/** As the terminal shows it: `[function] message`, the level named unless it is info or log. */
+export function formatConsole(line: ConsoleLine, label: string): string {
+  const level = line.level === 'info' || line.level === 'log' ? '' : ` ${line.level}`;
+  return `[${label}${level}] ${line.message}`;
+}

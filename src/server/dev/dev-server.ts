@@ -10,12 +10,15 @@ import { loadSettings } from '../../config/settings.js';
 import type { Logger } from '../../config/logger.js';
 import type { InvocationObject } from '../../schemas/resources.js';
 import { findProjectRoot } from '../../cli/pack.js';
+import { Kinds } from '../../cluster/objects.js';
 import { startStandalone } from '../standalone.js';
-import { consoleEcho, type ConsoleLine } from './console-echo.js';
+import type { ClusterPort } from '../../cluster/port.js';
+import { consoleEcho, formatConsole } from './console-echo.js';
 import { devRequestHandler } from './dev-http.js';
 import { errorStack, invokeByName } from './dev-invoker.js';
 import { DevPublisher } from './dev-publisher.js';
 import { watchSources } from './source-watcher.js';
+import { buildLoop } from './build-loop.js';
 
 export const DEFAULT_DEV_PORT = 14113;
 
@@ -47,9 +50,22 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const settings = loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: devEnv(options.env) });
   const project = settings.apiKeys[0].project;
 
-  const functionOfInvocation = new Map<string, string>();
-  const echo = consoleEcho((line) => options.out(formatConsole(line, functionOfInvocation)));
+  // Lines are labelled with their Function, found from the pod that runs it (a cold pod or a claimed pool member), in order.
+  let cluster: ClusterPort | undefined;
+  const functionOfPod = new Map<string, string>();
+  const labelOf = async (pod: string): Promise<string> => {
+    if (!functionOfPod.has(pod) && cluster) {
+      const { items } = await cluster.resource<InvocationObject>(Kinds.Invocation).list(project);
+      for (const inv of items) if (inv.status?.podName) functionOfPod.set(inv.status.podName, inv.spec.functionName);
+    }
+    return functionOfPod.get(pod) ?? pod;
+  };
+  let printed = Promise.resolve();
+  const echo = consoleEcho((line) => {
+    printed = printed.then(async () => options.out(formatConsole(line, await labelOf(line.pod).catch(() => line.pod))));
+  });
   const service = await startStandalone(settings, options.log, { podEnv: { BROWSERFN_ECHO_CONSOLE: '1' }, onPodOutput: echo });
+  cluster = service.cluster;
   const publisher = new DevPublisher({ cluster: service.cluster, project, entry, maxArchiveBytes: settings.maxArchiveBytes, secretsFile: options.secretsFile });
   const invoker = {
     cluster: service.cluster,
@@ -57,10 +73,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     project,
     publisher,
     limits: { maxQueuedPerProject: settings.projectQueue.maxQueued },
-    onCreated: (inv: InvocationObject) => {
-      functionOfInvocation.set(inv.metadata.name, inv.spec.functionName);
-      options.out(`→ ${inv.spec.functionName}: invocation ${inv.metadata.name}`);
-    },
+    onCreated: (inv: InvocationObject) => options.out(`→ ${inv.spec.functionName}: invocation ${inv.metadata.name}`),
   };
   const server = createServer(
     devRequestHandler(
@@ -84,7 +97,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   options.out(`browserfn dev listening on ${url} (data in ${dataDir})`);
   if (service.podIsolation) options.out(service.podIsolation);
 
-  const builds = serialBuilds(publisher, options.out);
+  const builds = buildLoop(publisher, options.out);
   builds.request('start');
   const watcher = watchSources({
     root,
@@ -108,49 +121,6 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   };
 }
 
-/** One build at a time; changes during a build make one more after it. */
-function serialBuilds(publisher: DevPublisher, out: (line: string) => void) {
-  let running: Promise<void> | undefined;
-  let again: string | undefined;
-  let closed = false;
-  const run = async (why: string): Promise<void> => {
-    out(`Building (${why})…`);
-    const started = performance.now();
-    const result = await publisher.publish();
-    if (closed) return;
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (result.ok) out(`Build ${result.buildId} ready in ${seconds} s: ${result.functions.join(', ') || 'no Functions defined'}`);
-    else out(`Build failed in ${seconds} s; ${publisher.unavailable === undefined ? 'still serving the last good build' : 'nothing to serve yet'}:\n${indent(result.why)}`);
-  };
-  const loop = async (why: string) => {
-    await run(why);
-    while (again !== undefined && !closed) {
-      const next = again;
-      again = undefined;
-      await run(next);
-    }
-    running = undefined;
-  };
-  return {
-    request(why: string) {
-      if (closed) return;
-      if (running) again = why;
-      else running = loop(why);
-    },
-    close: () => {
-      closed = true;
-    },
-  };
-}
-
-function formatConsole(line: ConsoleLine, functionOfInvocation: Map<string, string>): string {
-  const invocation = line.pod.replace(/-a\d+$/, '');
-  const label = functionOfInvocation.get(invocation) ?? line.pod;
-  const level = line.level === 'info' || line.level === 'log' ? '' : ` ${line.level}`;
-  return `[${label}${level}] ${line.message}`;
-}
-
-const indent = (text: string) => text.split('\n').map((line) => `  | ${line}`).join('\n');
 
 /** The environment's settings, without what would point dev elsewhere than its own private service. */
 const NOT_FOR_DEV = ['BROWSERFN_API_KEY', 'BROWSERFN_API_KEYS', 'BROWSERFN_DATA_DIR', 'BROWSERFN_CONTROL_URL', 'PORT', 'BROWSERFN_HOST'];

@@ -1,7 +1,7 @@
 // The dev server's HTTP routes, on the wire of the hosted `bb dev` server (@browserbasehq/sdk-functions
-// 1.0.1 cli.js): GET / → {ok:true}; POST /v1/functions/{name}/invoke with {params} (or the name as
-// body.functionName) → 200 with the handler's result, 500 {error:{message,type,stackTrace}} when it
-// failed; errors {error, message}; CORS open, as there. No API key: it binds loopback only.
+// 1.0.1 cli.js): GET / → {ok:true}; POST /v1/functions/{name}/invoke with {params} → 200 with the
+// handler's result, 500 {error:{message,type,stackTrace}} when it failed; errors {error, message};
+// CORS open, as there. No API key: it binds loopback only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '../../domain/errors.js';
 import type { InvokeRequest } from '../../functions/invoke.js';

@@ -1,10 +1,10 @@
-// The local secrets file of `browserfn dev`: dotenv lines or a JSON object; errors never show a value.
+// Parts of `browserfn dev`: the local secrets file (dotenv lines or a JSON object; errors never show a value) and the console echo.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readLocalSecrets } from '../../src/server/dev/local-secrets.js';
-import { consoleEcho, type ConsoleLine } from '../../src/server/dev/console-echo.js';
+import { consoleEcho, formatConsole, type ConsoleLine } from '../../src/server/dev/console-echo.js';
 
 describe('browserfn dev: local secrets file', () => {
   let dir: string;
@@ -49,5 +49,7 @@ describe('browserfn dev: console echo', () => {
     echo(pod, JSON.stringify({ level: 30, msg: 'browser ready' }) + '\n' + record.slice(0, 10));
     echo(pod, record.slice(10) + '\nnot json\n');
     assert.deepEqual(lines, [{ pod: 'inv-1-a1', level: 'warn', message: 'careful' }]);
+    assert.equal(formatConsole(lines[0], 'greet'), '[greet warn] careful');
+    assert.equal(formatConsole({ ...lines[0], level: 'info' }, 'greet'), '[greet] careful');
   });
 });

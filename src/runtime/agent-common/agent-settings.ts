@@ -37,6 +37,11 @@ export interface AgentSettings {
    * separated; unset: all of them). Those its invocation imports besides are loaded once claimed.
    */
   preload: RuntimePackage[];
+  /**
+   * Also write each console entry of the handler, as it comes and redacted, to this agent's own log
+   * (BROWSERFN_ECHO_CONSOLE=1, set by `browserfn dev` so that its terminal shows them live).
+   */
+  echoConsole: boolean;
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -61,6 +66,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     artifactFile: env.BROWSERFN_ARTIFACT_FILE || undefined,
     poolMember: env.BROWSERFN_POOL_MEMBER === '1',
     preload: env.BROWSERFN_PRELOAD === undefined ? [...RUNTIME_PACKAGES] : preloadFrom(env.BROWSERFN_PRELOAD),
+    echoConsole: env.BROWSERFN_ECHO_CONSOLE === '1',
   };
 }
 

@@ -63,6 +63,10 @@ export class InvocationRun {
     private readonly inputSource: InputSource = () => control.getInput(),
   ) {
     this.#outcome = new Promise((resolve) => (this.#resolveOutcome = resolve));
+    if (settings.echoConsole) {
+      // Redacted like the report: the secrets are known once the input is, before the handler gets them.
+      this.#logs.onEntry((entry) => log.info({ console: { level: entry.level, message: this.#redact(entry.message), timestamp: entry.timestamp } }, 'console'));
+    }
   }
 
   /** SIGTERM to the agent. */

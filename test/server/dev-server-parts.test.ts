@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readLocalSecrets } from '../../src/server/dev/local-secrets.js';
 import { consoleEcho, formatConsole, type ConsoleLine } from '../../src/server/dev/console-echo.js';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { devRequestHandler, type InvokeByName } from '../../src/server/dev/dev-http.js';
 
 describe('browserfn dev: local secrets file', () => {
   let dir: string;
@@ -51,5 +54,56 @@ describe('browserfn dev: console echo', () => {
     assert.deepEqual(lines, [{ pod: 'inv-1-a1', level: 'warn', message: 'careful' }]);
     assert.equal(formatConsole(lines[0], 'greet'), '[greet warn] careful');
     assert.equal(formatConsole({ ...lines[0], level: 'info' }, 'greet'), '[greet] careful');
+  });
+});
+
+describe('browserfn dev: who may call it', () => {
+  let server: Server;
+  let port: number;
+  const invoked: string[] = [];
+  const invoke: InvokeByName = async (name) => {
+    invoked.push(name);
+    return { invocation: { metadata: { name: 'i' }, spec: { sessionId: 's' }, status: { phase: 'COMPLETED', results: { ok: name } } } as never, stackTrace: [] };
+  };
+  before(async () => {
+    server = createServer(devRequestHandler(invoke, () => undefined));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** A raw request, so the Host and Origin headers are exactly what a browser or a rebinding page would send. */
+  const call = (headers: Record<string, string>, method = 'POST') =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/v1/functions/f/invoke', method, agent: false, headers: { 'content-type': 'text/plain', ...headers } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end(method === 'POST' ? '{"params":{}}' : undefined);
+    });
+
+  it('answers local tools and loopback pages, allowing exactly their origin', async () => {
+    const tool = await call({ host: `127.0.0.1:${port}` });
+    assert.equal(tool.status, 200, tool.body);
+    assert.equal(tool.headers['access-control-allow-origin'], undefined);
+    const page = await call({ host: `localhost:${port}`, origin: 'http://localhost:5173' });
+    assert.equal(page.status, 200, page.body);
+    assert.equal(page.headers['access-control-allow-origin'], 'http://localhost:5173');
+    assert.deepEqual(JSON.parse(page.body), { ok: 'f' });
+  });
+
+  it('refuses other sites and rebound host names with a 403 that says why, before invoking anything', async () => {
+    invoked.length = 0;
+    const site = await call({ host: `127.0.0.1:${port}`, origin: 'https://evil.example' });
+    assert.equal(site.status, 403);
+    assert.match(JSON.parse(site.body).message, /only pages served from a loopback address/);
+    const preflight = await call({ host: `127.0.0.1:${port}`, origin: 'https://evil.example' }, 'OPTIONS');
+    assert.equal(preflight.status, 403);
+    assert.equal(preflight.headers['access-control-allow-origin'], undefined);
+    const rebound = await call({ host: `evil.example:${port}` });
+    assert.equal(rebound.status, 403);
+    assert.match(JSON.parse(rebound.body).message, /only requests to a loopback address/);
+    assert.deepEqual(invoked, []);
   });
 });

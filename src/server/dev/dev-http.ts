@@ -1,7 +1,9 @@
 // The dev server's HTTP routes, on the wire of the hosted `bb dev` server (@browserbasehq/sdk-functions
 // 1.0.1 cli.js): GET / → {ok:true}; POST /v1/functions/{name}/invoke with {params} → 200 with the
-// handler's result, 500 {error:{message,type,stackTrace}} when it failed; errors {error, message};
-// CORS open, as there. No API key: it binds loopback only.
+// handler's result, 500 {error:{message,type,stackTrace}} when it failed; errors {error, message}.
+// No API key, as there: it binds loopback only. Unlike there, only loopback pages may call it from a
+// browser and only loopback host names reach it, so a web page the developer visits (directly or
+// by DNS rebinding) cannot invoke their Functions and read the results.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError } from '../../domain/errors.js';
 import type { InvokeRequest } from '../../functions/invoke.js';
@@ -28,9 +30,22 @@ export function devRequestHandler(invoke: InvokeByName, onError: (err: unknown) 
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, invoke: InvokeByName): Promise<void> {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
+  // A refused request's body is drained, so its keep-alive connection serves the next one.
+  if (!isLoopbackHost(req.headers.host)) {
+    req.resume();
+    return send(res, 403, { statusCode: 403, error: 'Forbidden', message: `The dev server answers only requests to a loopback address (127.0.0.1, [::1] or localhost), not to "${req.headers.host ?? ''}"` });
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    req.resume();
+    return send(res, 403, { statusCode: 403, error: 'Forbidden', message: `The dev server answers only pages served from a loopback address, not ${origin}` });
+  }
+  if (origin !== undefined) {
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Vary', 'Origin');
+    res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+    res.setHeader('Access-Control-Allow-Headers', 'Content-Type');
+  }
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (req.method === 'OPTIONS') return send(res, 200);
   if (req.method === 'GET' && path === '/') return send(res, 200, { ok: true });
@@ -54,6 +69,27 @@ async function handle(req: IncomingMessage, res: ServerResponse, invoke: InvokeB
   if (status.phase === 'COMPLETED') return send(res, 200, status.results ?? {});
   const cause = status.cause ?? { code: 'INTERNAL_ERROR', message: 'The invocation failed' };
   send(res, 500, { error: { message: cause.message ?? cause.code, type: cause.code, stackTrace } });
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** A Host header naming a loopback address (any port), as every local client sends. */
+function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    return LOOPBACK_NAMES.has(new URL(`http://${host}`).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_NAMES.has(url.hostname);
+  } catch {
+    return false;
+  }
 }
 
 interface DevInvokeBody {

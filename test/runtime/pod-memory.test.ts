@@ -16,6 +16,29 @@ import { commandsIn, memoryCgroupsHere, memoryLimitOf, podCgroups, type MemoryCg
 
 const LIMIT_MIB = 256;
 
+/** 'hog' touches every page it allocates, 16 MiB at a time, until the pod's limit stops it; 'held' waits for the hold server. */
+async function publishFunctions(svc: TestService, holdUrl: string, headers: Record<string, string> = {}): Promise<Map<string, string>> {
+  const build = await publish(
+    svc,
+    writeProject({
+      'index.ts': [
+        "import { defineFn } from 'browserfn';",
+        "defineFn('hog', async () => { const kept: Buffer[] = []; for (;;) { kept.push(Buffer.alloc(16 << 20, 1)); await new Promise((r) => setImmediate(r)); } });",
+        `defineFn('held', async () => { const answer = await fetch(${JSON.stringify(holdUrl)}); return { answer: await answer.text() }; });`,
+      ].join('\n'),
+    }),
+    'index.ts',
+    headers,
+  );
+  assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+  return new Map(build.builtFunctions!.map((fn) => [fn.name, fn.id]));
+}
+
+const assertOutOfMemoryCause = (cause: { code: string; message?: string } | undefined) => {
+  assert.equal(cause?.code, 'WORKLOAD_ERROR');
+  assert.match(cause?.message ?? '', new RegExp(`exceeded its memory limit of ${LIMIT_MIB} MiB.*OOMKilled`));
+};
+
 describe('pod memory: a memory cgroup per pod (embedded serve)', function () {
   this.timeout(600_000);
   let here: MemoryCgroupsHere;
@@ -39,19 +62,7 @@ describe('pod memory: a memory cgroup per pod (embedded serve)', function () {
     pods.addHandlers({ onAdd: keep, onUpdate: (_old, pod) => keep(pod) });
     pods.start();
     await pods.waitForSync();
-    const build = await publish(
-      svc,
-      writeProject({
-        'index.ts': [
-          "import { defineFn } from 'browserfn';",
-          // Touches every page it allocates, 16 MiB at a time, until the pod's limit stops it.
-          "defineFn('hog', async () => { const kept: Buffer[] = []; for (;;) { kept.push(Buffer.alloc(16 << 20, 1)); await new Promise((r) => setImmediate(r)); } });",
-          `defineFn('held', async () => { const answer = await fetch(${JSON.stringify(hold.url)}); return { answer: await answer.text() }; });`,
-        ].join('\n'),
-      }),
-    );
-    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
-    for (const fn of build.builtFunctions!) functions.set(fn.name, fn.id);
+    for (const [name, id] of await publishFunctions(svc, hold.url)) functions.set(name, id);
   });
   after(async () => {
     await pods?.stop();
@@ -84,11 +95,39 @@ describe('pod memory: a memory cgroup per pod (embedded serve)', function () {
   it('fails a handler that allocates past the limit, saying the memory limit was exceeded and what it was; the pod ends OOMKilled', async () => {
     const done = await invokeAndWait(svc, functions.get('hog')!, {}, 300_000);
     assert.equal(done.status, 'FAILED');
-    assert.equal(done.cause?.code, 'WORKLOAD_ERROR');
-    assert.match(done.cause?.message ?? '', new RegExp(`exceeded its memory limit of ${LIMIT_MIB} MiB.*OOMKilled`));
+    assertOutOfMemoryCause(done.cause);
     const podStatus = [...podStatuses.entries()].find(([name]) => name.startsWith(done.id))?.[1];
     assert.equal(podStatus?.reason, 'OOMKilled', JSON.stringify(podStatus));
     assert.ok(podStatus?.containerStatuses?.every((c) => c.state?.terminated?.reason === 'OOMKilled'), JSON.stringify(podStatus));
     await noneLeft();
+  });
+});
+
+describe('pod memory: unsandboxed pods (process groups) are bounded too', function () {
+  this.timeout(600_000);
+  let here: MemoryCgroupsHere;
+  let svc: TestService;
+
+  before(async function () {
+    const found = memoryCgroupsHere();
+    if ('reason' in found) {
+      console.warn(`    SKIPPED pod memory tests: this machine gives no memory cgroup to pods (${found.reason})`);
+      this.skip();
+    }
+    here = found as MemoryCgroupsHere;
+    svc = await startTestService({ BROWSERFN_SANDBOX: 'off', BROWSERFN_API_KEYS: 'only-key:default', BROWSERFN_POD_MEMORY_MB: String(LIMIT_MIB) });
+  });
+  after(async () => svc?.stop());
+
+  it('fails a handler that allocates past the limit with the same cause, leaving no process or cgroup', async () => {
+    const key = { 'x-svc-api-key': 'only-key' };
+    const functions = await publishFunctions(svc, 'http://127.0.0.1:9', key);
+    const created = await svc.request('POST', `/v1/functions/${functions.get('hog')}/invoke`, {}, key);
+    assert.equal(created.status, 202, JSON.stringify(created.body));
+    const done = await waitInvocation(svc, created.body.id, 300_000, key);
+    assert.equal(done.status, 'FAILED');
+    assertOutOfMemoryCause(done.cause);
+    await waitFor('every pod cgroup to be removed', async () => (podCgroups(here).length === 0 ? true : undefined), 30_000);
+    await waitFor('every pod process to be gone', async () => (processesUnder(`${svc.dataDir}/pods`).length === 0 ? true : undefined), 30_000);
   });
 });

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 export type MemoryCgroupSupport = { available: true; cgroups: MemoryCgroups } | { available: false; reason: string };
 
-interface Layout {
+export interface MemoryCgroupLayout {
   version: 1 | 2;
   /** The server's own memory cgroup folder. */
   own: string;
@@ -21,12 +21,13 @@ const PARENT_PREFIX = 'browserfn-';
 const DESTROY_LIMIT_MS = 10_000;
 
 /** Finds the server's memory cgroup and makes the folder its pods' cgroups go in; says why not when it cannot. */
-export function detectMemoryCgroups(procRoot = '/proc'): MemoryCgroupSupport {
-  let layout: Layout;
+export function detectMemoryCgroups(): MemoryCgroupSupport {
   try {
-    const found = findLayout(readFileSync(join(procRoot, 'self/cgroup'), 'utf8'), readFileSync(join(procRoot, 'self/mountinfo'), 'utf8'));
-    if (typeof found === 'string') return { available: false, reason: found };
-    layout = found;
+    const layout = memoryCgroupLayout(readFileSync('/proc/self/cgroup', 'utf8'), readFileSync('/proc/self/mountinfo', 'utf8'));
+    if (typeof layout === 'string') return { available: false, reason: layout };
+    if (layout.version === 2 && !readFileSync(join(layout.own, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('memory')) {
+      return { available: false, reason: `cgroup v2 without the memory controller delegated to ${layout.own}` };
+    }
     removeStaleParents(layout);
     if (layout.version === 2) enableMemoryController(layout.own);
     const parent = join(layout.own, `${PARENT_PREFIX}${process.pid}-${Date.now().toString(36)}`);
@@ -160,8 +161,11 @@ export class PodMemoryCgroup {
   }
 }
 
-/** The memory hierarchy (v1 preferred on hybrid machines) and the server's place in it, or why there is none. */
-function findLayout(procCgroup: string, mountinfo: string): Layout | string {
+/**
+ * The memory hierarchy (v1 preferred on hybrid machines) and the server's place in it, from
+ * /proc/self/cgroup and /proc/self/mountinfo, or why there is none.
+ */
+export function memoryCgroupLayout(procCgroup: string, mountinfo: string): MemoryCgroupLayout | string {
   const lines = procCgroup.split('\n').filter(Boolean).map((line) => {
     const [, , controllers, path] = /^(\d+):([^:]*):(.*)$/.exec(line) ?? [];
     return { controllers: (controllers ?? '').split(','), path: path ?? '' };
@@ -181,9 +185,7 @@ function findLayout(procCgroup: string, mountinfo: string): Layout | string {
   const v2 = lines.find((l) => l.controllers.join('') === '');
   const mount = mounts.find((m) => m.fsType === 'cgroup2');
   if (!v2 || !mount) return 'no memory cgroup: neither cgroup v1 with the memory controller nor cgroup v2 is mounted';
-  const own = underMount(mount, v2.path);
-  if (!readFileSync(join(own, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('memory')) return `cgroup v2 without the memory controller delegated to ${own}`;
-  return { version: 2, own };
+  return { version: 2, own: underMount(mount, v2.path) };
 }
 
 /** Where a cgroup path is, given the mount that shows it (a container's mount may show a subtree). */
@@ -206,7 +208,7 @@ function enableMemoryController(dir: string): void {
 }
 
 /** Folders of node agents whose process is gone (it was killed): their pods died with them. */
-function removeStaleParents({ own, version }: Layout): void {
+function removeStaleParents({ own, version }: MemoryCgroupLayout): void {
   for (const name of readdirSync(own)) {
     const pid = new RegExp(`^${PARENT_PREFIX}(\\d+)-`).exec(name)?.[1];
     if (!pid || isAlive(Number(pid))) continue;

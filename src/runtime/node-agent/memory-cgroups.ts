@@ -4,6 +4,7 @@
 // a whole, as Kubernetes does with memory.oom.group: v2 has the kernel kill the group; v1 has no
 // group kill, so the OOM killer is off for the pod, its processes wait at the limit, and the node
 // agent (oom-watch.ts) kills them all.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,7 +31,8 @@ export function detectMemoryCgroups(): MemoryCgroupSupport {
     }
     removeStaleParents(layout);
     if (layout.version === 2) enableMemoryController(layout.own);
-    const parent = join(layout.own, `${PARENT_PREFIX}${process.pid}-${Date.now().toString(36)}`);
+    // Several node agents may run in one process (tests): each has a folder of its own.
+    const parent = join(layout.own, `${PARENT_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
     mkdirSync(parent);
     const cgroups = new MemoryCgroups(layout.version, parent);
     if (layout.version === 2) enableMemoryController(parent);

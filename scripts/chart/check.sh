@@ -139,6 +139,8 @@ bad_value "at '/concurrency/maxInvocations': minimum: got 0, want 1" --set concu
 bad_value "invalid propertyName 'BROWSERFN_WATCH_NAMESPACES'" --set extraEnv.BROWSERFN_WATCH_NAMESPACES=x
 bad_value "'10.0.0.0' does not match pattern" --set 'networkPolicy.blockedCIDRs[0]=10.0.0.0'
 bad_value "warmPool.size must not exceed warmPool.maxSize" --set warmPool.size=9
+bad_value "browserPods.shmSizeMB must not exceed browserPods.memoryLimitMB" --set browserPods.shmSizeMB=4096
+bad_value "at '/browserPods/memoryLimitMB': minimum: got 32, want 64" --set browserPods.memoryLimitMB=32
 
 # --- 6 and 7 on the test API server: namespaces of this run, the ServiceMonitor left out (no CRD there)
 kubectl create namespace "$NS_DEFAULT" >/dev/null && kubectl create namespace "$NS_FULL" >/dev/null &&

@@ -53,6 +53,14 @@ export interface WarmPoolSettings {
   memoryCapBytes: number;
 }
 
+/** Memory of each browser pod (docs/pod-memory.md): its limit and its /dev/shm, a tmpfs counted against it. */
+export interface PodMemorySettings {
+  /** A browser pod's memory limit (BROWSERFN_POD_MEMORY_MB), unless its BrowserPool names one. */
+  limitMiB: number;
+  /** Size limit of its /dev/shm (BROWSERFN_POD_SHM_MB), at most the memory limit. */
+  shmMiB: number;
+}
+
 export interface Settings {
   host: string;
   port: number;
@@ -98,6 +106,7 @@ export interface Settings {
   artifactStore: ArtifactStoreSettings;
   retention: RetentionSettings;
   warmPool: WarmPoolSettings;
+  podMemory: PodMemorySettings;
   /** The namespaces (projects) the controllers watch (BROWSERFN_WATCH_NAMESPACES); unset: every namespace. */
   watchNamespaces?: string[];
 }
@@ -175,7 +184,15 @@ export function loadSettings(input: SettingsInput = {}): Settings {
       sweepIntervalSeconds: intFrom(env.BROWSERFN_RETENTION_SWEEP_SECONDS, 'BROWSERFN_RETENTION_SWEEP_SECONDS', 3600, 1, 7 * 86400),
     },
     warmPool: warmPoolFrom(env),
+    podMemory: podMemoryFrom(env),
   };
+}
+
+function podMemoryFrom(env: NodeJS.ProcessEnv): PodMemorySettings {
+  const limitMiB = intFrom(env.BROWSERFN_POD_MEMORY_MB, 'BROWSERFN_POD_MEMORY_MB', 2048, 64, 1024 * 1024);
+  const shmMiB = intFrom(env.BROWSERFN_POD_SHM_MB, 'BROWSERFN_POD_SHM_MB', Math.min(512, limitMiB), 1, 1024 * 1024);
+  if (shmMiB > limitMiB) throw new Error(`BROWSERFN_POD_SHM_MB (${shmMiB}) must not exceed BROWSERFN_POD_MEMORY_MB (${limitMiB}): /dev/shm counts against the pod's memory`);
+  return { limitMiB, shmMiB };
 }
 
 function warmPoolFrom(env: NodeJS.ProcessEnv): WarmPoolSettings {

@@ -21,7 +21,8 @@ export interface ProjectedSource {
 
 export interface Volume {
   name: string;
-  emptyDir?: Record<string, unknown>;
+  /** medium Memory: a tmpfs (a sandboxed pod's own; counted against its memory), at most sizeLimit. */
+  emptyDir?: { medium?: string; sizeLimit?: string };
   projected?: { sources: ProjectedSource[]; defaultMode?: number };
 }
 

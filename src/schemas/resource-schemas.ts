@@ -279,7 +279,7 @@ export const browserPoolSpecSchema: JsonSchema = {
     resources: {
       type: 'object',
       additionalProperties: false,
-      description: 'Resources of each member pod (default: requests cpu 250m, memory 512Mi; limit memory 2Gi).',
+      description: 'Resources of each member pod (default: requests cpu 250m, memory 512Mi or the limit if smaller; limit memory BROWSERFN_POD_MEMORY_MB, 2Gi unless set).',
       properties: {
         requests: {
           type: 'object',

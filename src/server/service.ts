@@ -31,6 +31,7 @@ import { openArtifactStore } from '../artifacts/open.js';
 import type { Archive } from '../functions/archived/archive.js';
 import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
+import { decideNodeMemory } from './node-memory.js';
 
 export interface ServiceOptions {
   backend: 'embedded' | 'kube';
@@ -116,7 +117,8 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     if (options.nodeAgent) {
       const decision = await decideNodeSandbox(settings, settings.controlUrl ?? url);
       if (options.api) assertProjectsIsolated(settings, decision);
-      podIsolation = describeIsolation(decision);
+      const memory = decideNodeMemory(settings.podMemory, log);
+      podIsolation = `${describeIsolation(decision)}; ${memory.description}`;
       if (decision.openedForPodUsers.length > 0) log.warn({ folders: decision.openedForPodUsers }, 'made folders passable (o+x) for pod users, who must reach what their sandboxes mount');
       if (decision.sandbox) openDataDirForPodUsers(settings.dataDir);
       else log.warn({ reason: decision.reason }, 'pods run unsandboxed: as the server\'s user, on its network and files');
@@ -128,6 +130,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         baseEnv: { ...options.podEnv, BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
         npmCacheDir: settings.npmCacheDir,
         sandbox: decision.sandbox,
+        memory: memory.memory,
         artifactCache: settings.artifactCacheBytes > 0 ? new ArtifactCache(join(settings.dataDir, 'artifact-cache'), settings.artifactCacheBytes) : undefined,
         onArtifactCache: (hit) => metrics.artifactCache.inc({ result: hit ? 'hit' : 'miss' }),
         onPodOutput: options.onPodOutput,
@@ -147,6 +150,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
           image: options.image,
           chromiumSidecar: options.backend === 'kube',
           buildPodEnv: settings.featureEnv.buildPods,
+          browserMemory: { limit: `${settings.podMemory.limitMiB}Mi`, shm: `${settings.podMemory.shmMiB}Mi` },
         },
         maxConcurrentInvocations: settings.maxConcurrentInvocations,
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,

@@ -13,7 +13,8 @@ import { InvocationReconciler } from '../../src/controller/reconcilers/invocatio
 import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
 import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
-import { CLAIM_START_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS, memoryBytes } from '../../src/controller/policies/pool.js';
+import { CLAIM_START_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
+import { memoryBytes } from '../../src/schemas/memory-quantity.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type FunctionVersionSpec, type InvocationObject } from '../../src/schemas/resources.js';
 import type { RuntimePackage } from '../../src/schemas/runtime-packages.js';

@@ -6,6 +6,7 @@ import { launchShapeOf, viewportValue } from '../../schemas/launch-shape.js';
 import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
 import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
+import { memoryBytes } from '../../schemas/memory-quantity.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 
@@ -21,7 +22,20 @@ export interface PodTemplateSettings {
   buildPodEnv?: Record<string, string>;
   /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
   chromiumSidecar?: boolean;
+  /** A browser pod's memory limit and the size of its /dev/shm (quantities; unset: DEFAULT_BROWSER_MEMORY). */
+  browserMemory?: BrowserMemory;
 }
+
+export interface BrowserMemory {
+  /** limits.memory of the container that runs Chromium, unless a pool names its own. */
+  limit: string;
+  /** sizeLimit of the pod's memory-backed /dev/shm (counted against the limit by the kubelet). */
+  shm: string;
+}
+
+export const DEFAULT_BROWSER_MEMORY: BrowserMemory = { limit: '2Gi', shm: '512Mi' };
+const DEFAULT_BROWSER_REQUEST = '512Mi';
+export const SHM_VOLUME = 'dshm';
 
 /** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
 export const SIDECAR_CDP_PORT = '9222';
@@ -55,10 +69,13 @@ export function browserPodFor(
   extraEnv: EnvVar[],
   labels: Record<string, string>,
 ): PodObject {
-  const browserResources = { requests: { cpu: '250m', memory: '512Mi', ...resources?.requests }, limits: { memory: '2Gi', ...resources?.limits } };
+  const memory = settings.browserMemory ?? DEFAULT_BROWSER_MEMORY;
+  const limit = resources?.limits?.memory ?? memory.limit;
+  const browserResources = { requests: { cpu: '250m', memory: smaller(DEFAULT_BROWSER_REQUEST, limit), ...resources?.requests }, limits: { memory: limit } };
+  const shm = smaller(memory.shm, limit);
   const viewport = viewportValue(launch);
   const env = viewport ? [...extraEnv, { name: 'BROWSERFN_VIEWPORT', value: viewport }] : extraEnv;
-  if (!settings.chromiumSidecar) return podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources);
+  if (!settings.chromiumSidecar) return withShm(podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources), shm);
   const cdpPort = { name: 'BROWSERFN_CDP_PORT', value: SIDECAR_CDP_PORT };
   const pod = podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, [...env, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
   const agent = pod.spec.containers[0];
@@ -71,8 +88,22 @@ export function browserPodFor(
     securityContext: agent.securityContext,
     volumeMounts: agent.volumeMounts,
   });
+  return withShm(pod, shm);
+}
+
+/**
+ * Chromium's shared memory: a memory-backed emptyDir at /dev/shm (a container's own is 64 MiB, which
+ * crashes renderers); its sizeLimit counts against the pod's memory, and no pod sees another's.
+ */
+function withShm(pod: PodObject, sizeLimit: string): PodObject {
+  pod.spec.volumes = [...(pod.spec.volumes ?? []), { name: SHM_VOLUME, emptyDir: { medium: 'Memory', sizeLimit } }];
+  // The containers share one volumeMounts list (see browserPodFor).
+  const mounts = new Set(pod.spec.containers.map((c) => c.volumeMounts).filter((m) => m !== undefined));
+  for (const list of mounts) list.push({ name: SHM_VOLUME, mountPath: '/dev/shm' });
   return pod;
 }
+
+const smaller = (a: string, b: string): string => (memoryBytes(a) <= memoryBytes(b) ? a : b);
 
 /** Names the artifact for a node agent, which hands the pod a verified copy from its cache. */
 function withArtifact(pod: PodObject, inv: InvocationObject): PodObject {

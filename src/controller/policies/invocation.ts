@@ -6,6 +6,7 @@ import type { InvocationOutcome } from '../../schemas/reports.js';
 import { isTerminal } from '../../functions/invocations.js';
 import { isoAt } from '../runtime/clock.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
+import { outOfMemoryCause } from './out-of-memory.js';
 
 /** A pod lost before it reported is started again until the invocation has had this many attempts. */
 export const MAX_ATTEMPTS = 2;
@@ -44,6 +45,8 @@ export function nextInvocationStep({ inv, pod, report, now }: InvocationObservat
     if (inv.status?.podName && inv.status.phase === 'RUNNING') return podLost(inv, 'its browser pod was deleted before it reported', now);
     return { action: 'admit' };
   }
+  const outOfMemory = isPodTerminal(pod) ? outOfMemoryCause(pod) : undefined;
+  if (outOfMemory) return { action: 'finish', phase: 'FAILED', status: { cause: outOfMemory, endedAt: isoAt(now) } };
   if (isPodTerminal(pod)) return podLost(inv, `its browser pod ended (${pod.status?.reason ?? pod.status?.phase}) without reporting`, now);
   if (pod.status?.phase === 'Running' && inv.status?.phase !== 'RUNNING') {
     const status = { phase: 'RUNNING' as const, startedAt: isoAt(now), expiresAt: isoAt(now + inv.spec.timeoutSeconds * 1000) };

@@ -8,6 +8,7 @@ import { launchShapeOf, sameLaunch } from '../../schemas/launch-shape.js';
 import { isoAt } from '../runtime/clock.js';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, memberCreatedAt, poolLaunchHash } from '../pods/pool-member.js';
 import { queuedAt } from '../../functions/invocations.js';
+import { memoryBytes } from '../../schemas/memory-quantity.js';
 
 /** The arrival rate is measured over this window. */
 export const DEMAND_WINDOW_MS = 10_000;
@@ -189,16 +190,6 @@ function specProblem(pool: BrowserPoolObject): string | undefined {
 
 const newestFirst = (a: PodObject, b: PodObject): number => memberCreatedAt(b) - memberCreatedAt(a);
 const oldestFirst = (a: PodObject, b: PodObject): number => -newestFirst(a, b);
-
-const QUANTITY = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/;
-const FACTORS: Record<string, number> = { '': 1, m: 0.001, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
-
-/** Bytes of a Kubernetes memory quantity ("512Mi", "2G"). */
-export function memoryBytes(quantity: string): number {
-  const match = QUANTITY.exec(quantity);
-  if (!match) throw new Error(`"${quantity}" is not a Kubernetes quantity`);
-  return Number(match[1]) * FACTORS[match[2] ?? ''];
-}
 
 /** Memory one member of the pool reserves. */
 export const memberMemoryBytes = (pool: BrowserPoolObject): number => memoryBytes(pool.spec.resources?.requests?.memory ?? DEFAULT_MEMBER_MEMORY);

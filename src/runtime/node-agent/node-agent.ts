@@ -7,11 +7,12 @@
 // TokenRequest and seen at the standard path in the sandbox (projected-volumes.ts), a pod on the
 // host's network gets a loopback address of its own (pod-addresses.ts), a sandboxed pod's /etc/hosts
 // resolves the Service names it is given (service-hosts.ts), and Ready follows the readiness
-// probes (readiness.ts).
+// probes (readiness.ts). Each pod's memory is bounded by a cgroup of its own where the machine lets
+// the agent make one (memory-cgroups.ts), and a pod out of memory ends OOMKilled (pod-memory.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Kinds } from '../../cluster/objects.js';
@@ -24,7 +25,7 @@ import { Labels, Roles } from '../../schemas/resources.js';
 import type { SandboxMount, SandboxNetwork } from '../sandbox/pod-sandbox.js';
 import type { CodeMounts } from './code-mounts.js';
 import type { LaunchedContainer } from './pod-launcher.js';
-import { startProcessGroups, startSandboxedPod, type PodProcesses } from './pod-processes.js';
+import { startProcessGroups, startSandboxedPod, type EnterCgroup, type PodProcesses } from './pod-processes.js';
 import { killProcessesUnder } from '../sandbox/process-group.js';
 import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
 import { NodeRegistration } from './registration.js';
@@ -33,6 +34,9 @@ import { localPathMapper, type VolumeFolder } from './local-paths.js';
 import { PodAddresses } from './pod-addresses.js';
 import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
 import { waitUntilReady } from './readiness.js';
+import type { MemoryCgroups, PodMemoryCgroup } from './memory-cgroups.js';
+import { OomWatch } from './oom-watch.js';
+import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
 import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
 
 export interface NodeAgentOptions {
@@ -55,6 +59,8 @@ export interface NodeAgentOptions {
   onArtifactCache?: (hit: boolean) => void;
   /** Told of each pod's output as it comes (chunks of lines), e.g. to show a handler's console live. */
   onPodOutput?: (pod: { namespace: string; name: string }, text: string) => void;
+  /** Each pod's memory: its cgroup (unset cgroups: pods run unbounded, as the caller warned) and the defaults of its spec. */
+  memory?: { cgroups?: MemoryCgroups; defaults: PodMemoryDefaults };
 }
 
 export interface NodeSandbox {
@@ -78,6 +84,9 @@ interface LocalPod {
   timers: NodeJS.Timeout[];
   /** Its own /etc/hosts and the Service names in it (sandboxed pods that name Services). */
   hosts?: { file: string; names: Map<string, ServiceName>; content: string };
+  /** Its memory cgroup, and whether it ran out of memory. */
+  memory?: PodMemoryCgroup;
+  outOfMemory?: boolean;
 }
 
 /** How long Service changes are gathered before the pods' /etc/hosts are written again. */
@@ -106,6 +115,7 @@ export class NodeAgent {
   private readonly uids = new PodUids();
   private readonly addresses = new PodAddresses();
   private hostsRefresh?: NodeJS.Timeout;
+  private readonly oomWatch = new OomWatch();
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -139,6 +149,7 @@ export class NodeAgent {
     clearTimeout(this.hostsRefresh);
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
+    this.options.memory?.cgroups?.close();
     await this.registration.stop();
   }
 
@@ -227,6 +238,7 @@ export class NodeAgent {
     };
     let uid: number | undefined;
     try {
+      const enter = this.memoryCgroup(pod, local);
       const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
         ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', Boolean(sandbox) && runsAsRoot())
         : undefined;
@@ -237,7 +249,7 @@ export class NodeAgent {
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
         if (local.hosts) readOnly.push({ source: local.hosts.file, target: '/etc/hosts' });
-        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep);
+        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter);
       } else {
         if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
         if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = artifact;
@@ -246,7 +258,7 @@ export class NodeAgent {
         const tmp = volumes.find((v) => v.mountPath === '/tmp');
         if (tmp) podEnv.TMPDIR = tmp.folder;
         const containers = pod.spec.containers.map((c, i) => ({ ...this.resolveContainer(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
-        local.processes = startProcessGroups(containers, keep);
+        local.processes = startProcessGroups(containers, keep, enter);
       }
     } catch (err) {
       keep(`the pod could not start: ${(err as Error).message}`);
@@ -266,9 +278,10 @@ export class NodeAgent {
       killProcessesUnder(dir);
       rmSync(dir, { recursive: true, force: true });
       if (uid !== undefined) this.uids.release(uid);
+      await this.releaseMemory(local, key);
       if (local.stopping) return;
       const ok = codes.every((code) => code === 0);
-      const status: PodStatus = {
+      const status: PodStatus = local.outOfMemory ? { ...outOfMemoryStatus(pod, local.memory!.limitBytes), conditions: [condition('Ready', false)] } : {
         phase: ok ? 'Succeeded' : 'Failed',
         reason: ok ? 'Completed' : 'Error',
         message: ok ? undefined : lastLines(local.output),
@@ -292,6 +305,7 @@ export class NodeAgent {
     podEnv: Record<string, string>,
     uid: number | undefined,
     onOutput: (text: string) => void,
+    enter: EnterCgroup | undefined,
   ): PodProcesses {
     const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath, readOnly: ro }) => ({ source: folder, target: mountPath, writable: !ro }))];
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
@@ -304,7 +318,33 @@ export class NodeAgent {
     const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
     // The limit counts every task of the pod's host user, so it is set only when that user is not the server's.
     const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
-    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses }, launcher, uid, gid: uid }, onOutput);
+    const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter }, onOutput);
+  }
+
+  /**
+   * The pod's own memory cgroup at its limit, watched for running out of memory (then everything of
+   * the pod is killed and it ends OOMKilled); returns how its processes enter it.
+   */
+  private memoryCgroup(pod: PodObject, local: LocalPod): EnterCgroup | undefined {
+    const { cgroups, defaults } = this.options.memory ?? {};
+    if (!cgroups || !defaults) return undefined;
+    const memory = cgroups.create(basename(local.dir), podMemoryLimitBytes(pod, defaults));
+    local.memory = memory;
+    this.oomWatch.watch(memory, () => {
+      local.outOfMemory = true;
+      this.options.log.warn({ pod: objectKey(pod), limitBytes: memory.limitBytes }, 'pod ran out of memory; killed');
+      local.processes?.kill();
+    });
+    return (command, user) => memory.enter(command, user);
+  }
+
+  /** Whatever is left in the pod's memory cgroup is killed, and the cgroup removed. */
+  private async releaseMemory(local: LocalPod, key: string): Promise<void> {
+    if (!local.memory) return;
+    this.oomWatch.unwatch(local.memory);
+    if (local.memory.outOfMemory()) local.outOfMemory = true;
+    await local.memory.destroy().catch((err: unknown) => this.options.log.error({ pod: key, err: (err as Error).message }, 'a pod\'s processes outlived it'));
   }
 
   /**
@@ -387,6 +427,8 @@ export class NodeAgent {
     const projected = new Set((pod.spec.volumes ?? []).filter((v) => v.projected).map((v) => v.name));
     for (const c of pod.spec.containers) {
       for (const m of c.volumeMounts ?? []) {
+        // The sandbox makes /dev/shm a tmpfs of its own (unsandboxed pods share the host's).
+        if (isShmVolume(pod, m.name)) continue;
         if (!seen.has(m.mountPath)) seen.set(m.mountPath, { name: m.name, folder: join(dir, m.name), mountPath: m.mountPath, readOnly: projected.has(m.name) || m.readOnly });
       }
     }
@@ -449,6 +491,7 @@ export class NodeAgent {
     clearTimeout(timer);
     local.processes?.kill();
     killProcessesUnder(local.dir);
+    await this.releaseMemory(local, key);
   }
 
   /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */

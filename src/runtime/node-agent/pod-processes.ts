@@ -18,10 +18,13 @@ export interface PodProcesses {
 
 type OnOutput = (text: string) => void;
 
+/** Makes a command enter the pod's memory cgroup before it execs, then run as `user` (memory-cgroups.ts). */
+export type EnterCgroup = (command: string[], user?: { uid: number; gid: number }) => string[];
+
 /** Unsandboxed: one detached process group per container, `-pid` signals reach all it spawned. */
-export function startProcessGroups(containers: LaunchedContainer[], onOutput: OnOutput): PodProcesses {
+export function startProcessGroups(containers: LaunchedContainer[], onOutput: OnOutput, enter?: EnterCgroup): PodProcesses {
   const children = containers.map((c) => {
-    const [file, ...args] = c.command;
+    const [file, ...args] = enter ? enter(c.command) : c.command;
     const child = spawn(file, args, { env: c.env, cwd: c.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
@@ -43,6 +46,8 @@ export interface SandboxedPodOptions {
   /** Host user the sandbox runs as (when the agent is root). */
   uid?: number;
   gid?: number;
+  /** Set: the sandbox starts in the pod's memory cgroup, and this switches to uid/gid. */
+  enter?: EnterCgroup;
 }
 
 /**
@@ -51,8 +56,12 @@ export interface SandboxedPodOptions {
  * (--die-with-parent) the PID namespace and everything in it.
  */
 export function startSandboxedPod(containers: LaunchedContainer[], options: SandboxedPodOptions, onOutput: OnOutput): PodProcesses {
-  const [file, args] = sandboxCommand({ ...options.sandbox, command: options.launcher });
-  const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], uid: options.uid, gid: options.gid, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const [sandboxFile, sandboxArgs] = sandboxCommand({ ...options.sandbox, command: options.launcher });
+  const { uid, gid, enter } = options;
+  const user = uid !== undefined ? { uid, gid: gid ?? uid } : undefined;
+  const [file, ...args] = enter ? enter([sandboxFile, ...sandboxArgs], user) : [sandboxFile, ...sandboxArgs];
+  const spawnUser = enter ? {} : { uid, gid };
+  const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...spawnUser, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   child.stdin?.on('error', () => undefined);
   const request: LaunchRequest = { containers };
   child.stdin?.write(JSON.stringify(request) + '\n');

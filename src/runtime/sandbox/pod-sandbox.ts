@@ -22,6 +22,8 @@ export interface PodSandboxSpec {
    */
   maxProcesses?: number;
   mounts: SandboxMount[];
+  /** Size of the pod's own /dev/shm (a tmpfs, charged to the pod's memory); unset: the kernel's default, half the machine's memory. */
+  shmBytes?: number;
   /** The command run inside; its exit ends the sandbox. */
   command: string[];
 }
@@ -62,7 +64,8 @@ function bwrapArguments(spec: PodSandboxSpec): string[] {
     '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
     '--ro-bind', '/usr', '/usr',
     '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin',
-    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/dev/shm',
+    '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp',
+    ...(spec.shmBytes ? ['--size', String(spec.shmBytes)] : []), '--tmpfs', '/dev/shm',
   ];
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
   for (const mount of spec.mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.target);

@@ -1,0 +1,84 @@
+// Browser pods' memory (docs/pod-memory.md), decided without a cluster: the limit and /dev/shm the
+// templates give a pod, what the node agent reads back from a spec, and an OOMKilled pod turned
+// into the invocation's cause.
+import assert from 'node:assert/strict';
+import { nextInvocationStep } from '../../src/controller/policies/invocation.js';
+import { browserPod, browserPodFor } from '../../src/controller/pods/templates.js';
+import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes } from '../../src/runtime/node-agent/pod-memory.js';
+import { loadSettings } from '../../src/config/settings.js';
+import type { InvocationObject } from '../../src/schemas/resources.js';
+import type { PodObject } from '../../src/schemas/pod.js';
+
+const MiB = 1024 * 1024;
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+const inv = {
+  apiVersion: 'browserfn.dev/v1alpha1',
+  kind: 'Invocation',
+  metadata: { name: 'inv-1', namespace: 'p', uid: 'uid-inv-1', creationTimestamp: '2026-01-01T00:00:00Z' },
+  spec: { functionName: 'f', functionUid: 'fu', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: {}, timeoutSeconds: 60, sessionId: 's' },
+  status: { phase: 'RUNNING', podName: 'inv-1-a1', attempts: 1, startedAt: '2026-01-01T00:00:00.000Z' },
+} as InvocationObject;
+const templates = { controlUrl: 'http://cp', podTokenSecret: 'secret', image: 'img', nodeName: 'local' };
+const defaults = { containerLimitBytes: 2048 * MiB, shmBytes: 512 * MiB };
+const shmMounts = (pod: PodObject) => pod.spec.containers.map((c) => c.volumeMounts?.find((m) => m.mountPath === '/dev/shm')?.name);
+
+describe('browser pod memory', () => {
+  it('gives a browser pod the configured memory limit and a memory-backed /dev/shm of the configured size in every container', () => {
+    for (const chromiumSidecar of [false, true]) {
+      const pod = browserPod(inv, 1, { ...templates, chromiumSidecar, browserMemory: { limit: '256Mi', shm: '64Mi' } });
+      const browser = pod.spec.containers.find((c) => c.name === (chromiumSidecar ? 'chromium' : 'agent'))!;
+      assert.deepEqual(browser.resources?.limits, { memory: '256Mi' });
+      assert.equal(browser.resources?.requests?.memory, '256Mi', 'a request never above the limit');
+      const [name, ...others] = shmMounts(pod);
+      assert.ok(name && others.every((o) => o === name), 'every container mounts the one /dev/shm volume');
+      assert.deepEqual(pod.spec.volumes?.find((v) => v.name === name)?.emptyDir, { medium: 'Memory', sizeLimit: '64Mi' });
+    }
+  });
+
+  it('keeps the 2Gi default, lets a pool name its own limit, and never sizes /dev/shm above the limit', () => {
+    const plain = browserPod(inv, 1, templates);
+    assert.deepEqual(plain.spec.containers[0].resources, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+    const pooled = browserPodFor(inv, 'm', {}, { limits: { memory: '300Mi' } }, 60, { ...templates, browserMemory: { limit: '1Gi', shm: '512Mi' } }, [], {});
+    assert.equal(pooled.spec.containers[0].resources?.limits?.memory, '300Mi');
+    assert.equal(pooled.spec.volumes?.find((v) => v.emptyDir?.medium === 'Memory')?.emptyDir?.sizeLimit, '300Mi');
+  });
+
+  it('reads a pod\'s limit (its containers\' limits added up, the default for one without) and its /dev/shm size back from the spec', () => {
+    const sidecar = browserPod(inv, 1, { ...templates, chromiumSidecar: true, browserMemory: { limit: '256Mi', shm: '64Mi' } });
+    assert.equal(podMemoryLimitBytes(sidecar, defaults), (256 + 512) * MiB, 'Chromium and the agent');
+    assert.equal(podShmBytes(sidecar, defaults), 64 * MiB);
+    assert.ok(isShmVolume(sidecar, shmMounts(sidecar)[0]!));
+    assert.ok(!isShmVolume(sidecar, 'tmp'));
+    const bare = { ...sidecar, spec: { containers: [{ name: 'c', image: 'i' }] } } as PodObject;
+    assert.equal(podMemoryLimitBytes(bare, defaults), 2048 * MiB);
+    assert.equal(podShmBytes(bare, defaults), 512 * MiB);
+  });
+
+  it('fails the invocation of a pod killed at its memory limit at once, naming the limit, without a retry', () => {
+    const pod = browserPod(inv, 1, { ...templates, browserMemory: { limit: '256Mi', shm: '64Mi' } });
+    pod.status = outOfMemoryStatus(pod, podMemoryLimitBytes(pod, defaults));
+    assert.equal(pod.status.reason, 'OOMKilled');
+    assert.deepEqual(pod.status.containerStatuses, [{ name: 'agent', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }]);
+    const step = nextInvocationStep({ inv, pod, report: undefined, now: T0 + 5000 });
+    assert.equal(step.action, 'finish');
+    assert.ok(step.action === 'finish' && step.phase === 'FAILED');
+    assert.equal(step.status.cause?.code, 'WORKLOAD_ERROR');
+    assert.match(step.status.cause?.message ?? '', /ran out of memory: it exceeded its memory limit of 256 MiB and was killed \(OOMKilled\)/);
+  });
+
+  it('names the limit of the container a kubelet reports OOMKilled (the Chromium sidecar), and leaves other failures to the lost-pod rule', () => {
+    const pod = browserPod(inv, 1, { ...templates, chromiumSidecar: true, browserMemory: { limit: '1Gi', shm: '64Mi' } });
+    pod.status = { phase: 'Failed', containerStatuses: [{ name: 'chromium', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }, { name: 'agent', state: { terminated: { exitCode: 1, reason: 'Error' } } }] };
+    const step = nextInvocationStep({ inv, pod, report: undefined, now: T0 });
+    assert.ok(step.action === 'finish' && /memory limit of 1 GiB/.test(step.status.cause?.message ?? ''), JSON.stringify(step));
+    pod.status = { phase: 'Failed', reason: 'Error' };
+    assert.equal(nextInvocationStep({ inv, pod, report: undefined, now: T0 }).action, 'retry');
+  });
+
+  it('reads BROWSERFN_POD_MEMORY_MB and BROWSERFN_POD_SHM_MB, refusing a /dev/shm larger than the limit', () => {
+    const settings = (env: Record<string, string>) => loadSettings({ dataDir: '/tmp/browserfn-settings-test', env: { BROWSERFN_POD_TOKEN_SECRET: 'x', BROWSERFN_API_KEY: 'k', ...env } }).podMemory;
+    assert.deepEqual(settings({}), { limitMiB: 2048, shmMiB: 512 });
+    assert.deepEqual(settings({ BROWSERFN_POD_MEMORY_MB: '256' }), { limitMiB: 256, shmMiB: 256 });
+    assert.throws(() => settings({ BROWSERFN_POD_MEMORY_MB: '256', BROWSERFN_POD_SHM_MB: '512' }), /must not exceed BROWSERFN_POD_MEMORY_MB/);
+  });
+});

@@ -1,23 +1,39 @@
 // The session timeline (console, page and network moments) and the network waterfall.
-import { h, table } from './dom.js';
-import { networkRequests, timeline, type NetworkRequest } from './session-events.js';
+import { h, show, table } from './dom.js';
+import { networkRequests, timeline, type NetworkRequest, type TimelineRow } from './session-events.js';
 import type { SessionEvent } from './types.js';
 
 const offset = (ms: number): string => `+${(ms / 1000).toFixed(3)} s`;
 
+// What the timeline's "Show" choice keeps: console output (with exceptions and dialogs), network or page events.
+const GROUPS: Record<string, { label: string; kinds: TimelineRow['kind'][] }> = {
+  all: { label: 'Everything', kinds: ['console', 'exception', 'dialog', 'network', 'page', 'note'] },
+  console: { label: 'Console and errors', kinds: ['console', 'exception', 'dialog', 'note'] },
+  network: { label: 'Network', kinds: ['network', 'note'] },
+  page: { label: 'Page events', kinds: ['page', 'note'] },
+};
+
 export function timelineView(events: SessionEvent[]): HTMLElement {
   const rows = timeline(events);
   const t0 = rows[0]?.at ?? 0;
-  return h(
-    'div',
-    { class: 'timeline' },
-    table(
-      `${rows.length} console, page and network events`,
-      ['Time', 'Kind', 'Level', 'Event'],
-      rows.map((row) => [h('time', { datetime: new Date(row.at).toISOString() }, offset(row.at - t0)), row.kind, h('span', { class: `level level-${row.level}` }, row.level), h('span', { class: 'event-text' }, row.text)]),
-      'The session recorded no console, page or network events.',
-    ),
-  );
+  const select = h('select', { id: 'timeline-show' }, Object.entries(GROUPS).map(([value, group]) => h('option', { value }, group.label)));
+  const holder = h('div');
+  const draw = () => {
+    const kinds = GROUPS[select.value].kinds;
+    const shown = rows.filter((row) => kinds.includes(row.kind));
+    show(
+      holder,
+      table(
+        `${shown.length} of ${rows.length} console, page and network events`,
+        ['Time', 'Kind', 'Level', 'Event'],
+        shown.map((row) => [h('time', { datetime: new Date(row.at).toISOString() }, offset(row.at - t0)), row.kind, h('span', { class: `level level-${row.level}` }, row.level), h('span', { class: 'event-text' }, row.text)]),
+        rows.length === 0 ? 'The session recorded no console, page or network events.' : 'None of this kind.',
+      ),
+    );
+  };
+  select.addEventListener('change', draw);
+  draw();
+  return h('div', { class: 'timeline' }, h('div', { class: 'filters' }, h('label', { for: 'timeline-show' }, 'Show'), select), holder);
 }
 
 const size = (bytes: number | undefined): string => (bytes === undefined ? '' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);

@@ -192,6 +192,11 @@ describe('web console (/ui) in Chromium', function () {
 
     await page.getByLabel('Status').selectOption('RUNNING');
     await page.getByText('No RUNNING invocations.').waitFor();
+
+    await page.goto(`${svc.url}/ui/#/functions/${functionIds['always-fails']}`);
+    await page.getByRole('link', { name: 'Invocations of always-fails' }).click();
+    await page.getByRole('link', { name: failed.id }).waitFor();
+    assert.deepEqual(await rows.locator('td:first-child').allInnerTexts(), [failed.id], 'one Function\'s invocations');
     assert.deepEqual(errors, []);
   });
 
@@ -212,6 +217,9 @@ describe('web console (/ui) in Chromium', function () {
     const timeline = await page.locator('.timeline').innerText();
     assert.ok(timeline.includes('page script ran'), `console line in the timeline: ${timeline}`);
     assert.ok(timeline.includes(`GET ${pages.url}/hello`), 'the request in the timeline');
+    await page.getByLabel('Show').selectOption('console');
+    const consoleOnly = await page.locator('.timeline tbody').innerText();
+    assert.ok(consoleOnly.includes('page script ran') && !consoleOnly.includes(`GET ${pages.url}/hello`), `console lines only: ${consoleOnly}`);
     const request = page.locator('.waterfall tr.request', { hasText: `${pages.url}/hello` });
     await request.waitFor();
     assert.match(await request.innerText(), /GET\s+200/);

@@ -48,7 +48,7 @@ describe('web console (/ui) in Chromium', function () {
   let pages: PageServer;
   let browser: Browser;
   let context: BrowserContext;
-  /** The tab the key was entered in (sessionStorage is per tab): the page tests navigate it. */
+  /** A tab signed in once (sessionStorage is per tab): the page tests navigate it. */
   let tab: Opened;
   let functionIds: Record<string, string>;
   let buildId: string;
@@ -69,6 +69,9 @@ describe('web console (/ui) in Chromium', function () {
     assert.equal(failed.status, 'FAILED');
     browser = await chromium.launch({ executablePath: process.env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium' });
     context = await newContext();
+    tab = await open(context);
+    await enterKey(tab.page, svc.apiKey);
+    await tab.page.getByRole('heading', { name: 'Functions', level: 1 }).waitFor();
   });
   after(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
@@ -87,7 +90,7 @@ describe('web console (/ui) in Chromium', function () {
   async function open(ctx: BrowserContext, hash = ''): Promise<Opened> {
     const page = await ctx.newPage();
     const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+    page.on('pageerror', (err) => errors.push(`pageerror: ${err.stack ?? err.message}`));
     page.on('console', (msg) => {
       if (msg.type() !== 'error') return;
       const awaited = msg.text().startsWith('Failed to load resource: the server responded with a status of 404') && AWAITED_ROUTE.test(msg.location().url);
@@ -113,8 +116,7 @@ describe('web console (/ui) in Chromium', function () {
   const text = (page: Page) => page.locator('main').innerText();
 
   it('asks for the key once: it survives navigation and reloads in the browser session, not a new one', async () => {
-    tab = await open(context);
-    const { page, errors } = tab;
+    const { page, errors } = await open(await newContext());
     await page.getByLabel('API key').waitFor();
     await enterKey(page, 'not-the-key');
     await page.getByText('That key is not valid.').waitFor();
@@ -275,6 +277,8 @@ describe('web console (/ui) in Chromium', function () {
       const { page, errors } = await openSignedIn(`#/invocations/${created.body.id}`);
       await page.getByRole('heading', { name: 'Live view' }).waitFor();
       const debug = await svc.request('GET', `/v1/sessions/${created.body.sessionId}/debug`);
+      // What the framed DevTools frontend loads and logs is the live view's own (its suite tests it), not the console's.
+      const framed = debug.status === 200 ? `${svc.url}${new URL('.', debug.body.debuggerFullscreenUrl).pathname}` : undefined;
       if (debug.status === 404) {
         await page.getByText('Live view unavailable.').waitFor();
       } else {
@@ -287,7 +291,10 @@ describe('web console (/ui) in Chromium', function () {
       await waitInvocation(svc, created.body.id);
       await page.getByRole('heading', { name: 'Results' }).locator('xpath=..').getByText('released').waitFor({ timeout: 60_000 });
       assert.match(await text(page), /COMPLETED/);
-      assert.deepEqual(errors, []);
+      assert.deepEqual(
+        errors.filter((e) => !framed || !e.includes(framed)),
+        [],
+      );
     });
   });
 

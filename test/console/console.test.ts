@@ -58,7 +58,8 @@ describe('web console (/ui) in Chromium', function () {
 
   before(async () => {
     svc = await startTestService();
-    pages = await startPageServer();
+    // Another site (another origin) that tries to frame the console.
+    pages = await startPageServer({ '/framer': `<!doctype html><title>framer</title><iframe src="${svc.url}/ui/"></iframe>` });
     const build = await publish(svc, writeProject({ 'index.ts': PROJECT }));
     assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
     buildId = build.id;
@@ -376,7 +377,6 @@ describe('web console (/ui) in Chromium', function () {
 
     it('cannot be framed by another site', async () => {
       const framer = await context.newPage();
-      await framer.route(`${pages.url}/framer`, (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><iframe src="${svc.url}/ui/"></iframe>` }));
       // The load event waits for the frame's own load, refused or not.
       await framer.goto(`${pages.url}/framer`, { waitUntil: 'load' });
       const frame = framer.frames()[1];

@@ -27,6 +27,7 @@ async function load(section: HTMLElement, sessionId: string, signal: AbortSignal
   const downloads = await readyDownloads(sessionId, signal);
   const video = h('video', { controls: true, preload: 'auto', playsinline: true });
   const caption = h('p', { class: 'video-caption' });
+  const name = (i: number) => `Page ${i + 1}${replays.pages[i].pageUrl ? ` (${replays.pages[i].pageUrl})` : ''}`;
   let blobUrl: string | undefined;
   signal.addEventListener('abort', () => blobUrl && URL.revokeObjectURL(blobUrl), { once: true });
 
@@ -34,15 +35,15 @@ async function load(section: HTMLElement, sessionId: string, signal: AbortSignal
     const page = replays.pages[pageIndex];
     const download = downloads.find((d) => d.pageId === page.pageId);
     if (!download?.downloadUrl) return show(caption, `No video of page ${pageIndex + 1} (${download?.status ?? 'not recorded'}).`);
-    show(caption, `Loading page ${pageIndex + 1}: ${page.url}`);
+    show(caption, `Loading ${name(pageIndex)}…`);
     // The URL is the façade's own; its path is asked of this origin, whatever host name it names.
     const url = new URL(download.downloadUrl, location.href);
     const blob = await getBlob(url.pathname + url.search, signal);
     if (blobUrl) URL.revokeObjectURL(blobUrl);
     blobUrl = URL.createObjectURL(blob);
     video.src = blobUrl;
-    video.setAttribute('aria-label', `Recording of page ${pageIndex + 1}: ${page.url}`);
-    show(caption, `Page ${pageIndex + 1} of ${replays.pages.length}: ${page.url} (${((page.endTimeMs - page.startTimeMs) / 1000).toFixed(1)} s)`);
+    video.setAttribute('aria-label', `Recording of ${name(pageIndex)}`);
+    show(caption, `${name(pageIndex)} of ${replays.pages.length} (${((page.endTimeMs - page.startTimeMs) / 1000).toFixed(1)} s)`);
   };
 
   const chooser =
@@ -50,7 +51,7 @@ async function load(section: HTMLElement, sessionId: string, signal: AbortSignal
       ? h(
           'ol',
           { class: 'pages', 'aria-label': 'Recorded pages' },
-          replays.pages.map((page, i) => h('li', {}, h('button', { type: 'button', onclick: () => void play(i).catch((err: unknown) => show(caption, String(err))) }, `Page ${i + 1}: ${page.url}`))),
+          replays.pages.map((_page, i) => h('li', {}, h('button', { type: 'button', onclick: () => void play(i).catch((err: unknown) => show(caption, String(err))) }, name(i)))),
         )
       : null;
   show(section, video, caption, chooser);

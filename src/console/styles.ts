@@ -49,7 +49,7 @@ ol.log li { display: grid; grid-template-columns: max-content 4rem 1fr; gap: .6r
 .bar { height: .8rem; background: var(--bar); border-radius: 2px; min-width: 2px; margin-top: .2rem; }
 .bar-waiting { height: 100%; background: var(--bar-wait); border-radius: 2px 0 0 2px; }
 .bar-error { background: var(--bad); }
-video { width: 100%; max-width: 60rem; background: #000; }
+video { width: 100%; max-width: 60rem; max-height: 70vh; background: #000; }
 .live-view iframe { width: 100%; height: 40rem; border: 1px solid var(--line); }
 ol.pages, ul.pages { display: flex; flex-wrap: wrap; gap: .4rem; list-style: none; padding: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }

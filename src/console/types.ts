@@ -88,7 +88,8 @@ export interface SessionEvent {
 
 export interface Replays {
   pageCount: number;
-  pages: { pageId: string; url: string; startTimeMs: number; endTimeMs: number }[];
+  /** `url` is the page's HLS playlist; browserfn adds `pageUrl`, the page's own address. */
+  pages: { pageId: string; url: string; pageUrl?: string; startTimeMs: number; endTimeMs: number }[];
 }
 
 export interface RecordingDownloads {

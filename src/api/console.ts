@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 import type { RouteState } from './route.js';
 
 /** Where tsc puts the console's modules: dist/src/console, beside this file's dist/src/api. */
-const DEFAULT_ASSET_DIR = fileURLToPath(new URL('../console/', import.meta.url));
+const ASSET_DIR = fileURLToPath(new URL('../console/', import.meta.url));
 const ASSET_NAME = /^[a-z0-9-]+\.js(\.map)?$/;
 const CONTENT_TYPES = { js: 'text/javascript; charset=utf-8', map: 'application/json; charset=utf-8' } as const;
 
@@ -43,8 +43,8 @@ interface Asset {
 }
 
 /** Adds GET /ui, /ui/ (the shell, never cached) and /ui/assets/<hash>/<module> (cached for good: the hash names the whole set). */
-export function mountConsole(router: Router<RouteState>, assetDir = DEFAULT_ASSET_DIR): void {
-  const assets = loadAssets(assetDir);
+export function mountConsole(router: Router<RouteState>): void {
+  const assets = loadAssets(ASSET_DIR);
   const version = createHash('sha256');
   for (const [name, asset] of [...assets].sort(([a], [b]) => a.localeCompare(b))) version.update(name).update('\0').update(asset.body);
   const hash = version.digest('hex').slice(0, 16);

@@ -176,6 +176,14 @@ describe('web console (/ui) in Chromium', function () {
   });
 
   it('lists invocations and filters them by status', async () => {
+    const listed = await svc.request('GET', '/v1/functions/invocations?status=FAILED');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.body.data.map((i: { id: string }) => i.id), [failed.id]);
+    assert.equal(listed.body.total, 1);
+    assert.ok(!('params' in listed.body.data[0]) && !('results' in listed.body.data[0]), 'list items leave out params and results');
+    assert.equal((await svc.request('GET', '/v1/functions/invocations?status=DONE')).status, 400);
+    assert.equal((await svc.request('GET', '/v1/functions/invocations', undefined, { 'x-svc-api-key': 'other-key' })).body.total, 0, "another project's are not listed");
+
     const { page, errors } = await openSignedIn('#/invocations');
     const rows = page.locator('main tbody tr');
     await page.getByRole('link', { name: completed.id }).waitFor();

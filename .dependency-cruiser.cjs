@@ -90,6 +90,20 @@ module.exports = {
       from: { path: '^src/sdk/' },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'] },
     },
+    {
+      name: 'console-is-browser-code',
+      severity: 'error',
+      comment: 'src/console runs in the user\'s browser as ES modules compiled by tsc and served as they are: it imports only its own files, never another folder or an npm package.',
+      from: { path: '^src/console/' },
+      to: { pathNot: '^src/console/' },
+    },
+    {
+      name: 'console-is-not-imported',
+      severity: 'error',
+      comment: 'The façade serves the compiled console as files (src/api/console.ts); no server code imports browser code.',
+      from: { path: '^src/', pathNot: '^src/console/' },
+      to: { path: '^src/console/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -11,6 +11,7 @@ import { readJsonBody } from './body.js';
 import { compileSchema } from './validation.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { mountConsole } from './console.js';
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -62,6 +63,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
   router.get('/v1/openapi.json', (ctx) => {
     ctx.body = openapi;
   });
+  mountConsole(router);
 
   for (const route of options.routes) {
     router[route.method](route.path, async (ctx) => {

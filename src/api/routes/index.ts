@@ -4,6 +4,7 @@ import buildsCreate from './functions/builds-create.js';
 import buildsList from './functions/builds-list.js';
 import buildsGet from './functions/builds-get.js';
 import buildsLogs from './functions/builds-logs.js';
+import invocationsList from './functions/invocations-list.js';
 import invocationsGet from './functions/invocations-get.js';
 import invocationsLogs from './functions/invocations-logs.js';
 import invocationsCancel from './functions/invocations-cancel.js';
@@ -25,6 +26,7 @@ export const functionRoutes: RouteDefinition[] = [
   buildsList,
   buildsGet,
   buildsLogs,
+  invocationsList,
   invocationsGet,
   invocationsLogs,
   invocationsCancel,

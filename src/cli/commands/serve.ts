@@ -60,6 +60,7 @@ async function run(opts: ServeOptions, parts: { api: boolean; controllers: boole
     log,
   );
   process.stdout.write(`browserfn listening on ${service.url} (${opts.backend} backend${opts.backend === 'embedded' ? `, data in ${settings.dataDir}` : ''})\n`);
+  if (parts.api) process.stdout.write(`web console: ${service.url}/ui/\n`);
   if (service.podIsolation) process.stdout.write(`${service.podIsolation}\n`);
   if (parts.api && settings.generatedApiKey) {
     process.stdout.write(`API key (generated once, kept in ${settings.dataDir}/api-key): ${settings.apiKeys[0].key}\n`);

@@ -1,6 +1,7 @@
 // What build and browser pods report to the control plane (POST /internal/v1/pods/:ns/:name/report),
 // and what the control plane hands them (GET …/input).
 import type { Cause } from './resources.js';
+import type { SessionMetrics } from './session-metrics.js';
 
 export type LogLevel = 'info' | 'warn' | 'error' | 'debug';
 
@@ -62,6 +63,8 @@ export interface InvocationReport {
   endedAt: string;
   logs: LogEntry[];
   sessionLogs: SessionLogEntry[];
+  /** Performance samples and navigation timings of the session's pages. */
+  metrics?: SessionMetrics;
 }
 
 export type PodReport = BuildReport | InvocationReport;
@@ -108,6 +111,7 @@ export const podReportSchema = {
     startedAt: { type: 'string' },
     endedAt: { type: 'string' },
     sessionLogs: { type: 'array', items: { type: 'object', required: ['method'] } },
+    metrics: { type: 'object', required: ['samples', 'navigations'], properties: { samples: { type: 'array' }, navigations: { type: 'array' } } },
     functions: {
       type: 'array',
       items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, sessionConfig: { type: 'object' }, parametersSchema: { type: 'object' } } },

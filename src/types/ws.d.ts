@@ -1,7 +1,7 @@
 // The part of `ws` (8.x) browserfn uses. The package comes with puppeteer-core; it has no types of
 // its own and @types/ws is not installed, so these declarations stand in until it is.
 declare module 'ws' {
-  import type { IncomingMessage } from 'node:http';
+  import type { ClientRequest, IncomingMessage } from 'node:http';
   import type { Duplex } from 'node:stream';
   import { EventEmitter } from 'node:events';
 
@@ -29,6 +29,7 @@ declare module 'ws' {
     on(event: 'message', listener: (data: RawData, isBinary: boolean) => void): this;
     on(event: 'close', listener: (code: number, reason: Buffer) => void): this;
     on(event: 'error', listener: (err: Error) => void): this;
+    on(event: 'unexpected-response', listener: (request: ClientRequest, response: IncomingMessage) => void): this;
     once(event: 'open', listener: () => void): this;
     once(event: 'close', listener: (code: number, reason: Buffer) => void): this;
     once(event: 'error', listener: (err: Error) => void): this;

@@ -59,7 +59,7 @@ export function sessionsDebug(hub: LiveHub): RouteDefinition {
       const list = await channel.http('/json/list');
       const targets = list.status === 200 ? (JSON.parse(list.body.toString('utf8')) as ChromiumTarget[]) : [];
       ctx.set('cache-control', 'no-store');
-      ctx.body = liveUrls(ctx.origin, session.id, token, targets);
+      ctx.body = liveUrls(`${ctx.protocol}://${ctx.host}`, session.id, token, targets);
     },
   });
 }

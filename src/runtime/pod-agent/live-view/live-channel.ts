@@ -11,6 +11,8 @@ import { ChromiumRelay } from './chromium-relay.js';
 /** Relayed sockets one session serves at once. */
 const MAX_RELAYED_SOCKETS = 32;
 const MAX_REDIAL_DELAY_MS = 5000;
+/** Commands a viewer may send before its connection to Chromium is up (DevTools sends a few dozen). */
+const MAX_EARLY_MESSAGES = 1000;
 
 export interface LiveChannelOptions {
   controlUrl: string;
@@ -28,6 +30,8 @@ export class LiveChannel {
   readonly #options: LiveChannelOptions;
   readonly #relay: ChromiumRelay;
   readonly #sockets = new Map<number, WebSocket>();
+  /** What viewers sent while their connection to Chromium was still being made. */
+  readonly #early = new Map<number, string[]>();
   #socket: WebSocket | undefined;
   #closed = false;
   #redialDelayMs = 250;
@@ -51,6 +55,7 @@ export class LiveChannel {
     clearTimeout(this.#redialTimer);
     for (const socket of this.#sockets.values()) socket.terminate();
     this.#sockets.clear();
+    this.#early.clear();
     this.#socket?.close(1000, 'session ended');
   }
 
@@ -68,6 +73,7 @@ export class LiveChannel {
     socket.on('close', () => {
       for (const relayed of this.#sockets.values()) relayed.terminate();
       this.#sockets.clear();
+      this.#early.clear();
       if (this.#closed) return;
       this.#redialTimer = setTimeout(() => this.#dial(), this.#redialDelayMs);
       this.#redialDelayMs = Math.min(this.#redialDelayMs * 2, MAX_REDIAL_DELAY_MS);
@@ -97,11 +103,13 @@ export class LiveChannel {
       case 'ws-send': {
         const socket = this.#sockets.get(request.id);
         if (socket?.readyState === WebSocket.OPEN) socket.send(request.data);
+        else if ((this.#early.get(request.id)?.length ?? MAX_EARLY_MESSAGES) < MAX_EARLY_MESSAGES) this.#early.get(request.id)!.push(request.data);
         return;
       }
       case 'ws-close':
         this.#sockets.get(request.id)?.close();
         this.#sockets.delete(request.id);
+        this.#early.delete(request.id);
         return;
       case 'metrics':
         return this.#reply({ op: 'metrics', id: request.id, metrics: this.#options.metrics() });
@@ -117,12 +125,18 @@ export class LiveChannel {
       return this.#reply({ op: 'ws-closed', id, reason: (err as Error).message });
     }
     this.#sockets.set(id, socket);
-    socket.on('open', () => this.#reply({ op: 'ws-opened', id }));
+    this.#early.set(id, []);
+    socket.on('open', () => {
+      for (const message of this.#early.get(id) ?? []) socket.send(message);
+      this.#early.delete(id);
+      this.#reply({ op: 'ws-opened', id });
+    });
     socket.on('message', (message) => this.#reply({ op: 'ws-message', id, data: message.toString() }));
     socket.on('error', () => undefined);
     socket.on('close', () => {
       if (this.#sockets.get(id) !== socket) return;
       this.#sockets.delete(id);
+      this.#early.delete(id);
       this.#reply({ op: 'ws-closed', id, reason: 'the browser closed the connection' });
     });
   }

@@ -7,7 +7,7 @@ import type { LiveHub } from '../../live-view/live-hub.js';
 import { authorizeViewer, type LiveViewer } from '../../live-view/live-access.js';
 
 export function sessionsLiveAssets(hub: LiveHub): RouteDefinition {
-  return defineRoute<{ id: string; token: string }, unknown, unknown, LiveViewer>({
+  return defineRoute<{ id: string; token: string; asset: string }, unknown, unknown, LiveViewer>({
     method: 'get',
     path: '/v1/sessions/:id/live/:token/devtools/*asset',
     operationId: 'Sessions_liveAsset',
@@ -18,13 +18,17 @@ export function sessionsLiveAssets(hub: LiveHub): RouteDefinition {
     request: {
       params: {
         type: 'object',
-        required: ['id', 'token'],
-        properties: { id: { type: 'string', format: 'uuid' }, token: { type: 'string', maxLength: 1024 } },
+        required: ['id', 'token', 'asset'],
+        properties: {
+          id: { type: 'string', format: 'uuid', description: 'Session ID (UUID)' },
+          token: { type: 'string', maxLength: 1024, description: 'The live-view token GET /v1/sessions/{id}/debug put in its URLs' },
+          asset: { type: 'string', maxLength: 1024, description: 'A path under Chromium\'s /devtools/, e.g. inspector.html' },
+        },
       },
     },
     responses: { 200: { description: 'The file' }, 401: { description: 'Bad or expired token, or one of another session' }, 404: { description: 'Not live, or no such file' } },
-    async handle(ctx, { caller }) {
-      const path = `/devtools/${ctx.path.slice(ctx.path.indexOf('/devtools/') + '/devtools/'.length)}`;
+    async handle(ctx, { params, caller }) {
+      const path = `/devtools/${params.asset}`;
       if (!isRelayableHttpPath(path)) throw new HttpError(404, `No DevTools file at ${path}`);
       const asset = await caller.channel.http(path);
       ctx.status = asset.status;

@@ -11,6 +11,7 @@ import { writeProject } from '../support/projects.js';
 import { startHoldServer, type HoldServer } from '../support/hold-server.js';
 import { startPageServer, type PageServer } from '../support/http-fixtures.js';
 import { publish, waitInvocation } from '../support/publish.js';
+import { Kinds } from '../../src/cluster/objects.js';
 
 const LIVE_FN = `
 import { defineFn } from 'browserfn';
@@ -186,12 +187,18 @@ describe('live view and session metrics (embedded)', function () {
     assert.equal((await waitInvocation(svc, other.body.id)).status, 'COMPLETED');
   });
 
-  it('another project\'s session is a 404 for live view and metrics; API-key routes need the key', async () => {
+  it('another project\'s session is a 404 for live view and metrics; every new path needs its key or token', async () => {
     const { invocationId, sessionId } = await startHeld();
     for (const path of [`/v1/sessions/${sessionId}/debug`, `/v1/sessions/${sessionId}/metrics`]) {
       assert.equal((await svc.request('GET', path, undefined, { 'x-svc-api-key': 'other-key' })).status, 404, path);
       assert.equal((await fetch(svc.url + path)).status, 401, path);
     }
+    const wsBase = svc.url.replace(/^http/, 'ws');
+    const { items } = await svc.service.cluster.resource(Kinds.Pod).list('default');
+    const pod = items[0]!.metadata.name;
+    assert.equal(await refusedStatus(`${wsBase}/internal/v1/pods/default/${pod}/live`), 401, 'a pod channel needs the pod token');
+    assert.equal(await refusedStatus(`${wsBase}/v1/sessions/${sessionId}/live/x.y/devtools/browser`), 401, 'a viewer socket needs a live token');
+    assert.equal(await refusedStatus(`${wsBase}/v1/sessions/${sessionId}/logs`), 404, 'no other path upgrades');
     hold.release();
     await waitInvocation(svc, invocationId);
     assert.equal((await svc.request('GET', `/v1/sessions/${sessionId}/metrics`, undefined, { 'x-svc-api-key': 'other-key' })).status, 404);

@@ -77,7 +77,8 @@ describe('live view and session metrics (embedded)', function () {
   let fnId: string;
 
   before(async () => {
-    svc = await startTestService();
+    // Finished invocations leave the store a second after they end: metrics are then read from the archive.
+    svc = await startTestService({ BROWSERFN_FINISHED_TTL_SECONDS: '1' });
     pages = await startPageServer();
     const build = await publish(svc, writeProject({ 'index.ts': LIVE_FN }));
     assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
@@ -151,6 +152,11 @@ describe('live view and session metrics (embedded)', function () {
     assert.equal(navigation.pageId, page.id);
     assert.equal(navigation.timing.entryType, 'navigation');
     assert.ok(navigation.timing.loadEventEnd >= navigation.timing.domContentLoadedEventEnd);
+
+    await waitFor('the invocation to be archived', async () => ((await svc.service.cluster.resource(Kinds.Invocation).get('default', invocationId)) ? undefined : true), 60_000, 200);
+    const archived = await svc.request('GET', `/v1/sessions/${sessionId}/metrics`);
+    assert.equal(archived.status, 200);
+    assert.deepEqual(archived.body, metrics.body, 'the archived record serves the same metrics');
   });
 
   it('view-only refuses commands that act and allows reads; tokens are bound to their session and expire', async () => {

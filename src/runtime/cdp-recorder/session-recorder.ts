@@ -1,6 +1,7 @@
 // Records a browser session over CDP for later inspection: console messages, page exceptions,
 // network requests/responses/failures and navigation/load events of every page, attached at
 // browser level (flattened sessions), so pages opened by any client are covered from their start.
+// Given a MetricsSampler, it hands the sampler each page it instruments and the events of its pages.
 import CDP from 'chrome-remote-interface';
 
 import type { SessionLogEntry } from '../../schemas/reports.js';

@@ -4,7 +4,8 @@ import type { RouteDefinition } from './route.js';
 export function buildOpenApiDocument(routes: RouteDefinition[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    // `:name` and the wildcard `*name` (the rest of the path) both become `{name}`.
+    const path = route.path.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
     const params = (route.request?.params as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
     const query = (route.request?.query as { properties?: Record<string, unknown>; required?: string[] } | undefined) ?? {};
     paths[path] ??= {};

@@ -5,6 +5,7 @@ import type { ClusterPort } from '../cluster/port.js';
 import { notFound } from '../domain/errors.js';
 import { Labels } from '../schemas/resources.js';
 import type { LogEntry, SessionLogEntry } from '../schemas/reports.js';
+import type { SessionMetrics } from '../schemas/session-metrics.js';
 import { outcomeName, readOutcomeRecords } from './stored/invocation-outcome.js';
 import { assertUuid } from './lookup.js';
 import type { Archive } from './archived/archive.js';
@@ -46,13 +47,25 @@ export async function getInvocationBySession(cluster: ClusterPort, archive: Arch
 }
 
 /**
- * The handler's console output (kept once the invocation ends) and the recorded CDP session. With
+ * The handler's console output (kept once the invocation ends), the recorded CDP session and its metrics. With
  * an archive, an ended invocation whose outcome is gone was archived (and deleted) meanwhile.
  */
-export async function invocationRecords(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation): Promise<{ logs: LogEntry[]; sessionLogs: SessionLogEntry[] }> {
+export async function invocationRecords(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation): Promise<InvocationRecords> {
   const inv = found.invocation;
-  if (found.archived) return { logs: found.archived.logs, sessionLogs: found.archived.sessionLogs };
+  if (found.archived) return recordsOf(found.archived);
   const outcome = await cluster.resource(Kinds.ConfigMap).get(inv.metadata.namespace, outcomeName(inv.metadata.name));
   const archived = !outcome && archive && isTerminal(inv) ? await readArchivedInvocation(archive, inv.metadata.namespace!, inv.metadata.name) : undefined;
-  return archived ? { logs: archived.logs, sessionLogs: archived.sessionLogs } : readOutcomeRecords(outcome);
+  return archived ? recordsOf(archived) : readOutcomeRecords(outcome);
 }
+
+export interface InvocationRecords {
+  logs: LogEntry[];
+  sessionLogs: SessionLogEntry[];
+  metrics?: SessionMetrics;
+}
+
+const recordsOf = (archived: ArchivedInvocation): InvocationRecords => ({
+  logs: archived.logs,
+  sessionLogs: archived.sessionLogs,
+  ...(archived.metrics ? { metrics: archived.metrics } : {}),
+});

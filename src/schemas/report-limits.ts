@@ -8,6 +8,8 @@ export const OUTCOME_LIMITS = {
   resultsBytes: 512 * 1024,
   logsBytes: 192 * 1024,
   sessionLogsBytes: 256 * 1024,
+  /** Results and a cause never come together, so the four caps leave room for the outcome's envelope. */
+  sessionMetricsBytes: 32 * 1024,
 } as const;
 
 export const BUILD_OUTPUT_LIMITS = {
@@ -27,7 +29,7 @@ const ENVELOPE_BYTES = 6 * MAX_CAUSE_MESSAGE_CHARS + 16 * 1024;
 
 /** The largest report body per kind of pod; the report route refuses larger ones unread (413). */
 export const REPORT_BODY_LIMITS = {
-  invocation: OUTCOME_LIMITS.resultsBytes + OUTCOME_LIMITS.logsBytes + OUTCOME_LIMITS.sessionLogsBytes + ENVELOPE_BYTES,
+  invocation: OUTCOME_LIMITS.resultsBytes + OUTCOME_LIMITS.logsBytes + OUTCOME_LIMITS.sessionLogsBytes + OUTCOME_LIMITS.sessionMetricsBytes + ENVELOPE_BYTES,
   /**
    * Logs, the Function manifests (name, sessionConfig, parameter schema) and the artifact's sha256
    * and size; the artifact's bytes go by their own streamed route. The output ConfigMap keeps

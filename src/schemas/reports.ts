@@ -2,6 +2,7 @@
 // and what the control plane hands them (GET …/input).
 import type { Cause } from './resources.js';
 import { RUNTIME_PACKAGES, type RuntimePackage } from './runtime-packages.js';
+import type { SessionMetrics } from './session-metrics.js';
 
 export type LogLevel = 'info' | 'warn' | 'error' | 'debug';
 
@@ -65,6 +66,8 @@ export interface InvocationReport {
   endedAt: string;
   logs: LogEntry[];
   sessionLogs: SessionLogEntry[];
+  /** Performance samples and navigation timings of the session's pages. */
+  metrics?: SessionMetrics;
 }
 
 export type PodReport = BuildReport | InvocationReport;
@@ -111,6 +114,7 @@ export const podReportSchema = {
     startedAt: { type: 'string' },
     endedAt: { type: 'string' },
     sessionLogs: { type: 'array', items: { type: 'object', required: ['method'] } },
+    metrics: { type: 'object', required: ['samples', 'navigations'], properties: { samples: { type: 'array' }, navigations: { type: 'array' } } },
     functions: {
       type: 'array',
       items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, sessionConfig: { type: 'object' }, parametersSchema: { type: 'object' } } },

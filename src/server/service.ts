@@ -16,6 +16,9 @@ import { FetchService } from '../fetch/fetch-service.js';
 import { loadFetchSettings } from '../fetch/settings.js';
 import { buildLimits } from '../build/build-limits.js';
 import { secretRoutes } from '../api/routes/secrets/index.js';
+import { liveViewRoutes } from '../api/routes/sessions/live-view-routes.js';
+import { LiveHub } from '../api/live-view/live-hub.js';
+import { acceptLiveViewUpgrades } from '../api/live-view/live-upgrade.js';
 import type { RouteDefinition } from '../api/route.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { openEmbeddedCluster } from '../cluster/embedded/index.js';
@@ -92,9 +95,11 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   // Feature settings are parsed here, at start, so a bad value stops the service with a clear message.
   const fetchService = options.api ? new FetchService(loadFetchSettings(settings.featureEnv.fetch)) : undefined;
   buildLimits(settings.featureEnv.buildPods);
-  const routes: RouteDefinition[] = fetchService ? [...functionRoutes, ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
+  const liveHub = options.api ? new LiveHub() : undefined;
+  const routes: RouteDefinition[] = fetchService && liveHub ? [...functionRoutes, ...liveViewRoutes(liveHub), ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   const server = createServer(app.callback());
+  if (liveHub) acceptLiveViewUpgrades(server, liveHub, deps);
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
   const reachableHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
@@ -104,6 +109,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     ready = false;
     // API first: pods stopped below then cannot report, so their invocations are retried on the next start.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    liveHub?.closeAll();
     server.closeAllConnections();
     await closed;
     await fetchService?.close();

@@ -1,8 +1,9 @@
 // An archived invocation: `invocations/<project>/<id>.json` holds the Invocation as it ended, its
-// console logs and its recorded session; `sessions/<project>/<session>.json` points a session ID
+// console logs, its recorded session and its metrics; `sessions/<project>/<session>.json` points a session ID
 // at it, so GET /v1/sessions/{id} finds it without the cluster's label index.
 import type { InvocationObject } from '../../schemas/resources.js';
 import type { LogEntry, SessionLogEntry } from '../../schemas/reports.js';
+import type { SessionMetrics } from '../../schemas/session-metrics.js';
 import { parseRecord, putVerified, withinRetention, type Archive } from './archive.js';
 
 const FORMAT = 'browserfn.dev/archived-invocation/v1';
@@ -13,6 +14,8 @@ export interface ArchivedInvocation {
   invocation: InvocationObject;
   logs: LogEntry[];
   sessionLogs: SessionLogEntry[];
+  /** Absent in records of invocations that reported none. */
+  metrics?: SessionMetrics;
 }
 
 interface SessionPointer {
@@ -26,7 +29,7 @@ export const invocationRecordKey = (project: string, id: string): string => `${I
 export const sessionPointerKey = (project: string, sessionId: string): string => `${SESSIONS_PREFIX}${project}/${sessionId}.json`;
 
 /** Idempotent: a retry after a crash writes the same bytes under the same keys. */
-export async function archiveInvocation(archive: Archive, invocation: InvocationObject, records: { logs: LogEntry[]; sessionLogs: SessionLogEntry[] }): Promise<void> {
+export async function archiveInvocation(archive: Archive, invocation: InvocationObject, records: { logs: LogEntry[]; sessionLogs: SessionLogEntry[]; metrics?: SessionMetrics }): Promise<void> {
   const project = invocation.metadata.namespace!;
   const record: ArchivedInvocation = { format: FORMAT, invocation: invocation, ...records };
   const pointer: SessionPointer = { format: POINTER_FORMAT, invocationId: invocation.metadata.name };

@@ -2,6 +2,7 @@
 // façade applies), so the report route can refuse anything larger without reading it.
 import { capLogs, capResults, capSessionLogs, MAX_CAUSE_MESSAGE_CHARS, OUTCOME_LIMITS } from '../../schemas/report-limits.js';
 import type { InvocationReport, PodReport } from '../../schemas/reports.js';
+import { capSessionMetrics } from '../../schemas/session-metrics.js';
 
 export function fitReport(report: PodReport): PodReport {
   const fitted: PodReport = report.kind === 'invocation' ? fitInvocation(report) : { ...report, logs: capLogs(report.logs, OUTCOME_LIMITS.logsBytes) };
@@ -17,5 +18,6 @@ function fitInvocation(report: InvocationReport): InvocationReport {
     ...capped,
     logs: capLogs(capped.logs, OUTCOME_LIMITS.logsBytes),
     sessionLogs: capSessionLogs(capped.sessionLogs, OUTCOME_LIMITS.sessionLogsBytes),
+    ...(capped.metrics ? { metrics: capSessionMetrics(capped.metrics, OUTCOME_LIMITS.sessionMetricsBytes) } : {}),
   };
 }

@@ -1,9 +1,11 @@
 // Records a browser session over CDP for later inspection: console messages, page exceptions,
 // network requests/responses/failures and navigation/load events of every page, attached at
 // browser level (flattened sessions), so pages opened by any client are covered from their start.
+// Given a MetricsSampler, it hands the sampler each page it instruments and the events of its pages.
 import CDP from 'chrome-remote-interface';
 
 import type { SessionLogEntry } from '../../schemas/reports.js';
+import type { MetricsSampler } from './metrics-sampler.js';
 
 export type { SessionLogEntry };
 
@@ -48,10 +50,12 @@ export class SessionRecorder {
   #dropped = 0;
   #stopped = false;
   readonly #instrumenting = new Set<Promise<void>>();
+  readonly #sampler: MetricsSampler | undefined;
 
-  private constructor(client: CDP.Client, limits: RecorderLimits) {
+  private constructor(client: CDP.Client, limits: RecorderLimits, sampler: MetricsSampler | undefined) {
     this.#client = client;
     this.#limits = limits;
+    this.#sampler = sampler;
   }
 
   /**
@@ -59,11 +63,11 @@ export class SessionRecorder {
    * recorder before they run; the pages already open are instrumented in the background, so the
    * handler's start is not held up (it must connect over CDP itself before it can drive one).
    */
-  static async start(wsEndpoint: string, limits: RecorderLimits = DEFAULT_RECORDER_LIMITS): Promise<SessionRecorder> {
+  static async start(wsEndpoint: string, limits: RecorderLimits = DEFAULT_RECORDER_LIMITS, sampler?: MetricsSampler): Promise<SessionRecorder> {
     // An empty protocol descriptor: the recorder only uses raw send/events, and building the typed
     // API from the full descriptor costs a few hundred milliseconds before the first invocation.
     const client = await CDP({ target: wsEndpoint, protocol: { domains: [] } as unknown as CDP.Protocol });
-    const recorder = new SessionRecorder(client, limits);
+    const recorder = new SessionRecorder(client, limits, sampler);
     client.on('event', (message: CDP.EventMessage) => {
       const pending = recorder.#onEvent(message);
       if (!pending) return;
@@ -101,8 +105,10 @@ export class SessionRecorder {
     if (message.method === 'Target.attachedToTarget') return this.#instrument(message.params as AttachedToTarget);
     if (message.method === 'Target.detachedFromTarget') {
       this.#pageOfSession.delete((message.params as { sessionId: string }).sessionId);
+      this.#sampler?.pageDetached((message.params as { sessionId: string }).sessionId);
       return undefined;
     }
+    if (message.sessionId) this.#sampler?.onPageEvent(message.sessionId, message.method);
     if (RECORDED_EVENTS.has(message.method)) this.#record(message);
     return undefined;
   }
@@ -115,6 +121,7 @@ export class SessionRecorder {
       if (targetInfo.type === 'page') {
         this.#pageOfSession.set(sessionId, targetInfo.targetId);
         await Promise.all([send('Runtime.enable'), send('Network.enable'), send('Page.enable')]);
+        void this.#sampler?.pageAttached(sessionId, targetInfo.targetId, send).catch(() => undefined);
       }
     } catch {
       // The target went away while being instrumented.

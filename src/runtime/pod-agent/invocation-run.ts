@@ -7,6 +7,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
 import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
+import { MetricsSampler } from '../cdp-recorder/metrics-sampler.js';
+import { LiveChannel } from './live-view/live-channel.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput } from '../sandbox/output-capture.js';
@@ -53,6 +55,9 @@ export class InvocationRun {
   #user: SandboxedProcess | undefined;
   #userOutput: Promise<void> = Promise.resolve();
   #prepared: Prepared | undefined;
+  readonly #sampler = new MetricsSampler();
+  /** Open while the handler runs: the façade relays live viewers through it. */
+  #liveChannel: LiveChannel | undefined;
 
   constructor(
     private readonly settings: AgentSettings,
@@ -161,7 +166,7 @@ export class InvocationRun {
 
   #startRecorder(browser: LeasedBrowser): Promise<SessionRecorder> {
     if (this.#settled) throw new Error('invocation already ended');
-    this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs);
+    this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs, this.#sampler);
     return this.#recorderStart;
   }
 
@@ -254,6 +259,16 @@ export class InvocationRun {
     if (this.#settled) throw new Error('invocation already ended');
     this.#startedAt = new Date();
     this.log.info('invocation handed to the function code');
+    const { controlUrl, namespace, podName, podToken } = this.settings;
+    this.#liveChannel = LiveChannel.open({
+      controlUrl,
+      namespace,
+      podName,
+      podToken,
+      wsEndpoint: leased.wsEndpoint,
+      metrics: () => redactDeep(this.#sampler.snapshot(), this.#redact),
+      log: this.log,
+    });
     const timeoutMs = invocation.timeoutSeconds * 1000;
     this.#timers.push(
       setTimeout(() => this.#finish(failed('TIMED_OUT', `The function did not finish within ${invocation.timeoutSeconds} seconds`)), timeoutMs),
@@ -323,6 +338,7 @@ export class InvocationRun {
    */
   async #endSession(): Promise<SessionLogEntry[]> {
     for (const timer of this.#timers) clearTimeout(timer);
+    this.#liveChannel?.close();
     this.#launchAbort.abort();
     const browserReleased = settledValue(this.#browserLaunch).then((leased) => leased?.release());
     await Promise.all([this.#user?.kill(), browserReleased]);
@@ -347,6 +363,7 @@ export class InvocationRun {
       endedAt: (this.#endedAt ?? new Date()).toISOString(),
       logs: redactDeep(this.#logs.entries(), this.#redact),
       sessionLogs: redactDeep(sessionLogs, this.#redact),
+      metrics: redactDeep(this.#sampler.stop(), this.#redact),
     };
     if (outcome.phase === 'COMPLETED') {
       if (outcome.results !== undefined) report.results = redactDeep(outcome.results, this.#redact);

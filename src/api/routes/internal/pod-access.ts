@@ -18,6 +18,9 @@ export interface PodParams {
   name: string;
 }
 
+/** Where the bearer token comes from: a route's context, or a WebSocket upgrade's headers. */
+export type PodRequest = Pick<RouteContext, 'get'>;
+
 export type PodOwner =
   | { kind: 'build'; pod: PodObject; build: BuildObject }
   | { kind: 'invocation'; pod: PodObject; invocation: InvocationObject };
@@ -26,7 +29,7 @@ export type PodOwner =
  * The bearer token's signature, pod name and expiry first (no store access), then the live Pod's
  * UID: the Pod the caller is.
  */
-export async function authenticatePod(ctx: RouteContext, { namespace, name }: PodParams, deps: ApiDeps): Promise<PodObject> {
+export async function authenticatePod(ctx: PodRequest, { namespace, name }: PodParams, deps: ApiDeps): Promise<PodObject> {
   const header = ctx.get('authorization');
   const token = header.startsWith('Bearer ') ? header.slice(7) : '';
   const check = verifyPodToken(deps.settings.podTokenSecret, token, { namespace, name });
@@ -39,7 +42,7 @@ export async function authenticatePod(ctx: RouteContext, { namespace, name }: Po
 }
 
 /** The `authorize` of the internal routes of a pod at work: the pod, then the Build or Invocation it runs. */
-export async function authorizePod(ctx: RouteContext, params: PodParams, deps: ApiDeps): Promise<PodOwner> {
+export async function authorizePod(ctx: PodRequest, params: PodParams, deps: ApiDeps): Promise<PodOwner> {
   const { namespace, name } = params;
   const pod = await authenticatePod(ctx, params, deps);
   const labels = pod.metadata.labels ?? {};

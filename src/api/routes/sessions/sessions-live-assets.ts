@@ -1,0 +1,41 @@
+// GET /v1/sessions/{id}/live/{token}/devtools/…: the DevTools frontend Chromium ships, fetched from
+// the session's pod over its live-view channel. The live token in the path authorises (no API key).
+import { defineRoute, type RouteDefinition } from '../../route.js';
+import { HttpError } from '../../http-error.js';
+import { isRelayableHttpPath } from '../../../schemas/live-channel.js';
+import type { LiveHub } from '../../live-view/live-hub.js';
+import { authorizeViewer, type LiveViewer } from '../../live-view/live-access.js';
+
+export function sessionsLiveAssets(hub: LiveHub): RouteDefinition {
+  return defineRoute<{ id: string; token: string; asset: string }, unknown, unknown, LiveViewer>({
+    method: 'get',
+    path: '/v1/sessions/:id/live/:token/devtools/*asset',
+    operationId: 'Sessions_liveAsset',
+    summary: 'A file of the DevTools frontend of a live session (the live-view token in the path authorises)',
+    tags: ['sessions'],
+    auth: false,
+    authorize: async (_ctx, params, deps) => authorizeViewer(hub, deps, params.id, params.token),
+    request: {
+      params: {
+        type: 'object',
+        required: ['id', 'token', 'asset'],
+        properties: {
+          id: { type: 'string', format: 'uuid', description: 'Session ID (UUID)' },
+          token: { type: 'string', maxLength: 1024, description: 'The live-view token GET /v1/sessions/{id}/debug put in its URLs' },
+          asset: { type: 'string', maxLength: 1024, description: 'A path under Chromium\'s /devtools/, e.g. inspector.html' },
+        },
+      },
+    },
+    responses: { 200: { description: 'The file' }, 401: { description: 'Bad or expired token, or one of another session' }, 404: { description: 'Not live, or no such file' } },
+    async handle(ctx, { params, caller }) {
+      const path = `/devtools/${params.asset}`;
+      if (!isRelayableHttpPath(path)) throw new HttpError(404, `No DevTools file at ${path}`);
+      const asset = await caller.channel.http(path);
+      ctx.status = asset.status;
+      ctx.type = asset.contentType;
+      ctx.set('cache-control', 'no-store');
+      ctx.set('x-content-type-options', 'nosniff');
+      ctx.body = asset.body;
+    },
+  });
+}

@@ -183,4 +183,7 @@ export const Roles = {
   browserPod: 'browser',
   projectSecret: 'project-secret',
   podToken: 'pod-token',
+  /** A webhook (a Secret: it holds the signing secrets) and one delivery of an event to it (a ConfigMap); src/webhooks. */
+  webhook: 'webhook',
+  webhookDelivery: 'webhook-delivery',
 } as const;

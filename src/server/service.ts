@@ -16,6 +16,9 @@ import { FetchService } from '../fetch/fetch-service.js';
 import { loadFetchSettings } from '../fetch/settings.js';
 import { buildLimits } from '../build/build-limits.js';
 import { secretRoutes } from '../api/routes/secrets/index.js';
+import { webhookRoutes } from '../api/routes/webhooks/index.js';
+import { loadWebhookSettings } from '../webhooks/settings.js';
+import { WebhookSender } from '../webhooks/sender.js';
 import type { RouteDefinition } from '../api/route.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { openEmbeddedCluster } from '../cluster/embedded/index.js';
@@ -78,6 +81,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const archive: Archive = { store: artifacts, retentionMs: settings.retention.retentionDays * 86_400_000, now: systemClock };
   const deps = { settings, cluster, log, metrics, archive };
   let manager: Manager | undefined;
+  let webhookSender: WebhookSender | undefined;
   let nodeAgent: NodeAgent | undefined;
   let podIsolation: string | undefined;
   let ready = false;
@@ -85,7 +89,10 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   // Feature settings are parsed here, at start, so a bad value stops the service with a clear message.
   const fetchService = options.api ? new FetchService(loadFetchSettings(settings.featureEnv.fetch)) : undefined;
   buildLimits(settings.featureEnv.buildPods);
-  const routes: RouteDefinition[] = fetchService ? [...functionRoutes, ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
+  const webhookSettings = loadWebhookSettings(settings.featureEnv.webhooks);
+  const routes: RouteDefinition[] = fetchService
+    ? [...functionRoutes, ...secretRoutes, ...webhookRoutes({ settings: webhookSettings }), ...fetchRoutes({ service: fetchService }), ...internalRoutes]
+    : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   const server = createServer(app.callback());
   await listen(server, settings.port, settings.host);
@@ -101,6 +108,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     await closed;
     await fetchService?.close();
     await manager?.stop();
+    await webhookSender?.close();
     await nodeAgent?.stop();
     await cluster.close();
     await artifacts.close();
@@ -131,6 +139,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       if (!options.api && !settings.controlUrl) {
         throw new Error('Set BROWSERFN_CONTROL_URL to the address of the browserfn API: pods report there');
       }
+      webhookSender = new WebhookSender(webhookSettings);
       manager = createControllerManager({
         cluster,
         templates: {
@@ -145,6 +154,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,
         warmPool: settings.warmPool,
+        webhooks: { settings: webhookSettings, sender: webhookSender },
         retention: {
           archive,
           finishedTtlMs: settings.retention.finishedTtlSeconds * 1000,

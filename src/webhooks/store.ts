@@ -1,0 +1,121 @@
+// Webhooks in the cluster store: register, find, list, change, rotate the secret, delete. Deleting
+// one deletes its deliveries with it (they are owned by it), so deliveries stop at once.
+import { randomUUID } from 'node:crypto';
+import { Kinds, type KubeObject } from '../cluster/objects.js';
+import { isConflict, isNotFound, type ClusterPort, type ResourceClient } from '../cluster/port.js';
+import { retryOnConflict } from '../cluster/retry.js';
+import { conflict, notFound } from '../domain/errors.js';
+import { assertUuid } from '../functions/lookup.js';
+import { checkEndpoint } from './endpoint.js';
+import { parseEventTypes } from './event-types.js';
+import { endpointHash, newWebhookObject, WEBHOOK_SELECTOR, WebhookLabels, webhookObjectName, webhookRecord, withRecord, withRotatedSecret, type WebhookRecord } from './objects.js';
+import { newSigningSecret } from './signing.js';
+
+/** How long a rotated-out secret keeps signing deliveries, unless the rotation revokes it at once. */
+export const ROTATION_GRACE_MS = 24 * 3_600_000;
+
+export interface StoredWebhook {
+  record: WebhookRecord;
+  object: KubeObject;
+}
+
+export interface WebhookInput {
+  endpoint?: string;
+  eventTypes?: string[];
+}
+
+const secrets = (cluster: ClusterPort): ResourceClient => cluster.resource(Kinds.Secret);
+const missing = (id: string) => notFound(`Webhook ${id} does not exist in this project`);
+const stored = (object: KubeObject): StoredWebhook | undefined => {
+  const record = webhookRecord(object);
+  return record ? { record, object } : undefined;
+};
+const earlier = (a: WebhookRecord, b: WebhookRecord): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+
+/** Every webhook of the project (objects being deleted left out). */
+export async function listWebhooks(cluster: ClusterPort, project: string, selector = WEBHOOK_SELECTOR): Promise<StoredWebhook[]> {
+  const { items } = await secrets(cluster).list(project, { labelSelector: selector });
+  return items.map(stored).filter((w): w is StoredWebhook => w !== undefined);
+}
+
+/** The webhook with this ID in the project; `not-found` when missing (also when it is another project's). */
+export async function getWebhook(cluster: ClusterPort, project: string, id: string): Promise<StoredWebhook> {
+  assertUuid(id, 'webhook ID');
+  const object = await secrets(cluster).get(project, webhookObjectName(id.toLowerCase()));
+  const found = object && stored(object);
+  if (!found) throw missing(id);
+  return found;
+}
+
+const sameEndpoint = (cluster: ClusterPort, project: string, endpoint: string): Promise<StoredWebhook[]> =>
+  listWebhooks(cluster, project, `${WEBHOOK_SELECTOR},${WebhookLabels.endpointHash}=${endpointHash(endpoint)}`).then((all) => all.filter((w) => w.record.endpoint === endpoint));
+
+const taken = (endpoint: string, holder: WebhookRecord) =>
+  conflict(`The endpoint ${endpoint} is already registered in this project (webhook ${holder.id}); change that webhook's event types instead, or delete it first`);
+
+/** Registers an endpoint; returns the webhook and its signing secret (shown only now). `conflict` when the project has the endpoint already. */
+export async function createWebhook(cluster: ClusterPort, project: string, input: Required<WebhookInput>, allowPrivate: boolean): Promise<{ record: WebhookRecord; secret: string }> {
+  const endpoint = checkEndpoint(input.endpoint, allowPrivate);
+  const eventTypes = parseEventTypes(input.eventTypes);
+  const holder = (await sameEndpoint(cluster, project, endpoint))[0];
+  if (holder) throw taken(endpoint, holder.record);
+  const now = Date.now();
+  const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now };
+  const secret = newSigningSecret();
+  const created = await secrets(cluster).create(newWebhookObject(record, secret));
+  // Two registrations racing past the check above: the earlier one stays, the later one withdraws.
+  const first = (await sameEndpoint(cluster, project, endpoint)).find((w) => earlier(w.record, record));
+  if (first) {
+    await secrets(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
+    throw taken(endpoint, first.record);
+  }
+  return { record, secret };
+}
+
+/** Changes the endpoint, the event types (replaced, not added to), or both; the secret is unaffected. */
+export async function updateWebhook(cluster: ClusterPort, project: string, id: string, input: WebhookInput, allowPrivate: boolean): Promise<WebhookRecord> {
+  const endpoint = input.endpoint === undefined ? undefined : checkEndpoint(input.endpoint, allowPrivate);
+  const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
+  return writeWebhook(cluster, project, id, async ({ record, object }) => {
+    if (endpoint !== undefined && endpoint !== record.endpoint) {
+      const holder = (await sameEndpoint(cluster, project, endpoint))[0];
+      if (holder) throw taken(endpoint, holder.record);
+    }
+    const next: WebhookRecord = { ...record, endpoint: endpoint ?? record.endpoint, eventTypes: eventTypes ?? record.eventTypes, updatedAt: Date.now() };
+    return { object: withRecord(object, next), result: next };
+  });
+}
+
+/** Issues a new signing secret; the old one keeps signing for ROTATION_GRACE_MS unless `revokeImmediately`. */
+export async function rotateWebhookSecret(cluster: ClusterPort, project: string, id: string, revokeImmediately: boolean): Promise<string> {
+  const secret = newSigningSecret();
+  await writeWebhook(cluster, project, id, async ({ object }) => {
+    const now = Date.now();
+    return { object: withRotatedSecret(object, secret, revokeImmediately ? undefined : now + ROTATION_GRACE_MS, now), result: undefined };
+  });
+  return secret;
+}
+
+export async function deleteWebhook(cluster: ClusterPort, project: string, id: string): Promise<WebhookRecord> {
+  const { record, object } = await getWebhook(cluster, project, id);
+  try {
+    await secrets(cluster).delete(project, object.metadata.name, { uid: object.metadata.uid });
+  } catch (err) {
+    if (isNotFound(err) || isConflict(err)) throw missing(id);
+    throw err;
+  }
+  return record;
+}
+
+async function writeWebhook<T>(cluster: ClusterPort, project: string, id: string, change: (w: StoredWebhook) => Promise<{ object: KubeObject; result: T }>): Promise<T> {
+  return retryOnConflict(async () => {
+    const { object, result } = await change(await getWebhook(cluster, project, id));
+    try {
+      await secrets(cluster).update(object);
+    } catch (err) {
+      if (isNotFound(err)) throw missing(id);
+      throw err;
+    }
+    return result;
+  });
+}

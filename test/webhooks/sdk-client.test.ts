@@ -14,12 +14,14 @@ describe('webhooks through @browserbasehq/sdk (serve)', function () {
   let other: Browserbase;
 
   before(async () => {
-    svc = await startTestService();
+    svc = await startTestService({}, { captureLog: true });
     bb = new Browserbase({ apiKey: svc.apiKey, baseURL: svc.url, maxRetries: 0 });
     other = new Browserbase({ apiKey: 'other-key', baseURL: svc.url, maxRetries: 0 });
   });
   after(async () => svc?.stop());
 
+  /** Every signing secret the API showed, to look for in the service's log at the end. */
+  const shown: string[] = [];
   const refusal = async (call: Promise<unknown>): Promise<{ status: number; message: string }> => {
     const err = await call.then(
       () => assert.fail('expected the call to be refused'),
@@ -31,6 +33,7 @@ describe('webhooks through @browserbasehq/sdk (serve)', function () {
   it('creates, retrieves, updates, rotates and deletes a webhook; the secret appears only on create and rotate', async () => {
     const created = await bb.webhooks.create({ endpoint: 'https://hooks.example.com/browserfn', eventTypes: ['functions.invocations.completed'] });
     assert.match(created.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    shown.push(created.secret);
     assert.equal(created.projectId, 'default');
     assert.deepEqual(created.eventTypes, ['functions.invocations.completed']);
     assert.equal(created.endpoint, 'https://hooks.example.com/browserfn');
@@ -50,6 +53,7 @@ describe('webhooks through @browserbasehq/sdk (serve)', function () {
     assert.match(rotated.secret, /^whsec_/);
     assert.notEqual(rotated.secret, created.secret);
     const revoked = await bb.webhooks.rotateSecret(created.id, { revokeImmediately: true });
+    shown.push(rotated.secret, revoked.secret);
     assert.notEqual(revoked.secret, rotated.secret);
     const listed = await bb.webhooks.list();
     assert.ok(!JSON.stringify(listed).includes('whsec_'), 'no listing carries a secret');
@@ -137,5 +141,10 @@ describe('webhooks through @browserbasehq/sdk (serve)', function () {
     assert.equal(doc.paths['/v1/webhooks/{id}'].delete.operationId, 'Webhooks_delete');
     assert.equal(doc.paths['/v1/webhooks/{id}/secret'].post.operationId, 'Webhooks_rotateSecret');
     assert.equal(doc.paths['/v1/webhooks/{id}/deliveries'].get.operationId, 'Webhooks_listDeliveries');
+  });
+
+  it('never logs a signing secret', () => {
+    assert.ok(svc.logLines.length > 0 && svc.logLines.some((line) => line.includes('webhook registered')), 'the log was captured');
+    for (const secret of shown) assert.ok(!svc.logLines.some((line) => line.includes(secret.slice(6))), 'a signing secret is in the log');
   });
 });

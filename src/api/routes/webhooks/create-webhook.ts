@@ -1,5 +1,6 @@
 // POST /v1/webhooks — registers an endpoint for the project's events; the only answer (besides a
-// rotation's) that carries the signing secret.
+// rotation's) that carries the signing secret. Logs name the endpoint's origin only: its path or
+// query may hold a receiver's token.
 import { defineRoute } from '../../route.js';
 import { createWebhook } from '../../../webhooks/store.js';
 import { webhookView } from '../../../webhooks/views.js';
@@ -21,7 +22,7 @@ export default ({ settings }: WebhookRoutesDeps) =>
     },
     async handle(ctx, { body }, deps) {
       const { record, secret } = await createWebhook(deps.cluster, ctx.state.project, body, settings.allowPrivate);
-      deps.log.info({ requestId: ctx.state.requestId, project: record.project, webhookId: record.id, endpoint: record.endpoint, eventTypes: record.eventTypes }, 'webhook registered');
+      deps.log.info({ requestId: ctx.state.requestId, project: record.project, webhookId: record.id, endpoint: new URL(record.endpoint).origin, eventTypes: record.eventTypes }, 'webhook registered');
       ctx.status = 201;
       ctx.body = { ...webhookView(record), secret };
     },

@@ -21,7 +21,7 @@ export default ({ settings }: WebhookRoutesDeps) =>
     },
     async handle(ctx, { params, body }, deps) {
       const record = await updateWebhook(deps.cluster, ctx.state.project, params.id, body, settings.allowPrivate);
-      deps.log.info({ requestId: ctx.state.requestId, project: record.project, webhookId: record.id, endpoint: record.endpoint, eventTypes: record.eventTypes }, 'webhook updated');
+      deps.log.info({ requestId: ctx.state.requestId, project: record.project, webhookId: record.id, endpoint: new URL(record.endpoint).origin, eventTypes: record.eventTypes }, 'webhook updated');
       ctx.body = webhookView(record);
     },
   });

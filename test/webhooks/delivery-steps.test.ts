@@ -19,6 +19,7 @@ import { loadWebhookSettings, retryDelayMs } from '../../src/webhooks/settings.j
 import { signingSecrets } from '../../src/webhooks/objects.js';
 import { signDelivery } from '../../src/webhooks/signing.js';
 import { Webhook } from 'standardwebhooks';
+import { startHoldServer } from '../support/hold-server.js';
 
 const invocation = (name: string, status: InvocationObject['status'], createdAt: string): InvocationObject =>
   newObject<InvocationObject>(
@@ -106,5 +107,21 @@ describe('webhook delivery steps (embedded store, fake clock)', () => {
     new Webhook(original).verify('{"a":1}', { ...headers });
     const revoked = await rotateWebhookSecret(cluster, 'default', record.id, true);
     assert.deepEqual(signingSecrets((await getWebhook(cluster, 'default', record.id)).object, now), [revoked]);
+  });
+
+  it('ends an attempt the receiver does not answer at the timeout, as a failed attempt', async () => {
+    const hold = await startHoldServer();
+    const quick = new WebhookSender({ ...settings, allowPrivate: true, timeoutMs: 300 });
+    try {
+      const attempt = await quick.send(`${hold.url}/slow`, signDelivery(['whsec_' + randomBytes(32).toString('base64')], 'evt_t', new Date(), '{}'), '{}');
+      assert.equal(attempt.statusCode, undefined);
+      assert.equal(attempt.error, 'No answer within the 300 ms timeout');
+      assert.ok(attempt.durationMs >= 250 && attempt.durationMs < 10_000, String(attempt.durationMs));
+      assert.equal(hold.seen(), 1);
+    } finally {
+      hold.release();
+      await quick.close();
+      await hold.close();
+    }
   });
 });

@@ -6,6 +6,8 @@ import type { Logger } from '../config/logger.js';
 import type { Metrics } from '../config/metrics.js';
 import { Labels, Roles, type BuildObject, type InvocationObject } from '../schemas/resources.js';
 import type { WebhookSender } from '../webhooks/sender.js';
+import { webhookRecord } from '../webhooks/objects.js';
+import type { StoredWebhook } from '../webhooks/store.js';
 import type { WebhookSettings } from '../webhooks/settings.js';
 import { Controller } from './runtime/controller.js';
 import type { Manager } from './runtime/manager.js';
@@ -28,6 +30,7 @@ interface Wiring extends WebhookControllerSettings {
 }
 
 const isDelivery = (obj: KubeObject): boolean => obj.metadata.labels?.[Labels.role] === Roles.webhookDelivery;
+const isWebhook = (obj: KubeObject): boolean => obj.metadata.labels?.[Labels.role] === Roles.webhook;
 
 export function addWebhookControllers(manager: Manager, wiring: Wiring): void {
   const { cluster, clock, log, onQueueDepth } = wiring;
@@ -35,10 +38,27 @@ export function addWebhookControllers(manager: Manager, wiring: Wiring): void {
   const builds = manager.informerFor<BuildObject>(Kinds.Build);
   const configMaps = manager.informerFor(Kinds.ConfigMap);
 
+  const webhooks = (namespace: string): StoredWebhook[] =>
+    configMaps
+      .list((cm) => cm.metadata.namespace === namespace && isWebhook(cm))
+      .flatMap((object) => {
+        const record = webhookRecord(object);
+        return record ? [{ record, object }] : [];
+      });
+  const inNamespace = (namespace: string | undefined) => (obj: KubeObject) => obj.metadata.namespace === namespace;
   manager.add(
-    new Controller({ name: 'webhook-events', workers: 1, onQueueDepth: onQueueDepth('webhook-events') }, new WebhookEventsReconciler({ cluster, invocations, builds, clock, log }), log)
+    new Controller({ name: 'webhook-events', workers: 1, onQueueDepth: onQueueDepth('webhook-events') }, new WebhookEventsReconciler({ cluster, invocations, builds, webhooks, clock, log }), log)
       .watches(invocations, (inv) => [eventSourceRequest('Invocation', inv)])
-      .watches(builds, (build) => [eventSourceRequest('Build', build)]),
+      .watches(builds, (build) => [eventSourceRequest('Build', build)])
+      // A webhook the cache learns of late must still hear of what happened after it was registered.
+      .watches(configMaps, (cm) =>
+        isWebhook(cm)
+          ? [
+              ...invocations.list(inNamespace(cm.metadata.namespace)).map((inv) => eventSourceRequest('Invocation', inv)),
+              ...builds.list(inNamespace(cm.metadata.namespace)).map((build) => eventSourceRequest('Build', build)),
+            ]
+          : [],
+      ),
   );
   const deliveries = new WebhookDeliveryReconciler({
     cluster,

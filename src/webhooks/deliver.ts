@@ -7,7 +7,8 @@
 import { Kinds, type KubeObject } from '../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort } from '../cluster/port.js';
 import { readDelivery, withAttempt, type AttemptOutcome, type Delivery } from './deliveries.js';
-import { signingSecrets, webhookObjectName, webhookRecord } from './objects.js';
+import { webhookObjectName, webhookRecord } from './objects.js';
+import { signingSecretName, signingSecrets } from './signing-secret.js';
 import type { WebhookSender } from './sender.js';
 import { retryDelayMs, type WebhookSettings } from './settings.js';
 import { signDelivery } from './signing.js';
@@ -43,12 +44,15 @@ export async function deliveryStep(deps: DeliveryStepDeps, namespace: string, na
   const due = delivery.nextAttemptAt ?? delivery.createdAt;
   if (due > now()) return { did: 'waited', againAfterMs: wait(due - now()) };
 
-  const webhook = await cluster.resource(Kinds.Secret).get(namespace, webhookObjectName(delivery.webhookId));
+  const webhook = await cluster.resource(Kinds.ConfigMap).get(namespace, webhookObjectName(delivery.webhookId));
   const record = webhook && webhookRecord(webhook);
   // Deleted: the delivery goes with it (it is owned by the webhook), and nothing more is sent.
   if (!webhook || !record) return { did: 'nothing' };
+  const signing = await cluster.resource(Kinds.Secret).get(namespace, signingSecretName(record.id));
+  // Only between a registration's two writes: the controller retries with backoff.
+  if (!signing) throw new Error(`the signing secret of webhook ${record.id} is not stored yet`);
   const startedAt = now();
-  const headers = signDelivery(signingSecrets(webhook, startedAt), delivery.eventId, new Date(startedAt), delivery.payload);
+  const headers = signDelivery(signingSecrets(signing, startedAt), delivery.eventId, new Date(startedAt), delivery.payload);
   const attempt = await deps.sender.send(record.endpoint, headers, delivery.payload);
   const made = delivery.attempts.length + 1;
   const ok = attempt.statusCode !== undefined && attempt.statusCode >= 200 && attempt.statusCode < 300;

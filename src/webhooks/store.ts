@@ -1,5 +1,6 @@
-// Webhooks in the cluster store: register, find, list, change, rotate the secret, delete. Deleting
-// one deletes its deliveries with it (they are owned by it), so deliveries stop at once.
+// Webhooks in the cluster store (objects.ts, signing-secret.ts): register, find, list, change,
+// rotate the secret, delete. Deleting one deletes its signing secrets and deliveries with it (they
+// are owned by it), so deliveries stop at once.
 import { randomUUID } from 'node:crypto';
 import { Kinds, type KubeObject } from '../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort, type ResourceClient } from '../cluster/port.js';
@@ -8,7 +9,8 @@ import { conflict, notFound } from '../domain/errors.js';
 import { assertUuid } from '../functions/lookup.js';
 import { checkEndpoint } from './endpoint.js';
 import { parseEventTypes } from './event-types.js';
-import { endpointHash, newWebhookObject, WEBHOOK_SELECTOR, WebhookLabels, webhookObjectName, webhookRecord, withRecord, withRotatedSecret, type WebhookRecord } from './objects.js';
+import { endpointHash, newWebhookObject, WEBHOOK_SELECTOR, WebhookLabels, webhookObjectName, webhookRecord, withRecord, type WebhookRecord } from './objects.js';
+import { newSigningSecretObject, signingSecretName, withRotatedSecret } from './signing-secret.js';
 import { newSigningSecret } from './signing.js';
 
 /** How long a rotated-out secret keeps signing deliveries, unless the rotation revokes it at once. */
@@ -24,6 +26,7 @@ export interface WebhookInput {
   eventTypes?: string[];
 }
 
+const webhooks = (cluster: ClusterPort): ResourceClient => cluster.resource(Kinds.ConfigMap);
 const secrets = (cluster: ClusterPort): ResourceClient => cluster.resource(Kinds.Secret);
 const missing = (id: string) => notFound(`Webhook ${id} does not exist in this project`);
 const stored = (object: KubeObject): StoredWebhook | undefined => {
@@ -34,14 +37,14 @@ const earlier = (a: WebhookRecord, b: WebhookRecord): boolean => a.createdAt < b
 
 /** Every webhook of the project (objects being deleted left out). */
 export async function listWebhooks(cluster: ClusterPort, project: string, selector = WEBHOOK_SELECTOR): Promise<StoredWebhook[]> {
-  const { items } = await secrets(cluster).list(project, { labelSelector: selector });
+  const { items } = await webhooks(cluster).list(project, { labelSelector: selector });
   return items.map(stored).filter((w): w is StoredWebhook => w !== undefined);
 }
 
 /** The webhook with this ID in the project; `not-found` when missing (also when it is another project's). */
 export async function getWebhook(cluster: ClusterPort, project: string, id: string): Promise<StoredWebhook> {
   assertUuid(id, 'webhook ID');
-  const object = await secrets(cluster).get(project, webhookObjectName(id.toLowerCase()));
+  const object = await webhooks(cluster).get(project, webhookObjectName(id.toLowerCase()));
   const found = object && stored(object);
   if (!found) throw missing(id);
   return found;
@@ -61,13 +64,20 @@ export async function createWebhook(cluster: ClusterPort, project: string, input
   if (holder) throw taken(endpoint, holder.record);
   const now = Date.now();
   const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now };
-  const secret = newSigningSecret();
-  const created = await secrets(cluster).create(newWebhookObject(record, secret));
+  const created = await webhooks(cluster).create(newWebhookObject(record));
+  const withdraw = () => webhooks(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
   // Two registrations racing past the check above: the earlier one stays, the later one withdraws.
   const first = (await sameEndpoint(cluster, project, endpoint)).find((w) => earlier(w.record, record));
   if (first) {
-    await secrets(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
+    await withdraw();
     throw taken(endpoint, first.record);
+  }
+  const secret = newSigningSecret();
+  try {
+    await secrets(cluster).create(newSigningSecretObject(created, record.id, secret));
+  } catch (err) {
+    await withdraw().catch(() => undefined);
+    throw err;
   }
   return { record, secret };
 }
@@ -89,9 +99,16 @@ export async function updateWebhook(cluster: ClusterPort, project: string, id: s
 /** Issues a new signing secret; the old one keeps signing for ROTATION_GRACE_MS unless `revokeImmediately`. */
 export async function rotateWebhookSecret(cluster: ClusterPort, project: string, id: string, revokeImmediately: boolean): Promise<string> {
   const secret = newSigningSecret();
-  await writeWebhook(cluster, project, id, async ({ object }) => {
-    const now = Date.now();
-    return { object: withRotatedSecret(object, secret, revokeImmediately ? undefined : now + ROTATION_GRACE_MS, now), result: undefined };
+  await retryOnConflict(async () => {
+    const { record } = await getWebhook(cluster, project, id);
+    const current = await secrets(cluster).get(project, signingSecretName(record.id));
+    if (!current) throw missing(id);
+    try {
+      await secrets(cluster).update(withRotatedSecret(current, secret, revokeImmediately ? undefined : Date.now() + ROTATION_GRACE_MS));
+    } catch (err) {
+      if (isNotFound(err)) throw missing(id);
+      throw err;
+    }
   });
   return secret;
 }
@@ -99,7 +116,7 @@ export async function rotateWebhookSecret(cluster: ClusterPort, project: string,
 export async function deleteWebhook(cluster: ClusterPort, project: string, id: string): Promise<WebhookRecord> {
   const { record, object } = await getWebhook(cluster, project, id);
   try {
-    await secrets(cluster).delete(project, object.metadata.name, { uid: object.metadata.uid });
+    await webhooks(cluster).delete(project, object.metadata.name, { uid: object.metadata.uid });
   } catch (err) {
     if (isNotFound(err) || isConflict(err)) throw missing(id);
     throw err;
@@ -111,7 +128,7 @@ async function writeWebhook<T>(cluster: ClusterPort, project: string, id: string
   return retryOnConflict(async () => {
     const { object, result } = await change(await getWebhook(cluster, project, id));
     try {
-      await secrets(cluster).update(object);
+      await webhooks(cluster).update(object);
     } catch (err) {
       if (isNotFound(err)) throw missing(id);
       throw err;

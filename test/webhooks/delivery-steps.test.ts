@@ -16,7 +16,7 @@ import { deliveryStep } from '../../src/webhooks/deliver.js';
 import { deliveryName, readDelivery } from '../../src/webhooks/deliveries.js';
 import { WebhookSender } from '../../src/webhooks/sender.js';
 import { loadWebhookSettings, retryDelayMs } from '../../src/webhooks/settings.js';
-import { signingSecrets } from '../../src/webhooks/objects.js';
+import { signingSecretName, signingSecrets } from '../../src/webhooks/signing-secret.js';
 import { signDelivery } from '../../src/webhooks/signing.js';
 import { Webhook } from 'standardwebhooks';
 import { startHoldServer } from '../support/hold-server.js';
@@ -99,14 +99,15 @@ describe('webhook delivery steps (embedded store, fake clock)', () => {
   it("keeps the old secret signing for 24 hours after a rotation, and not after a revoke", async () => {
     const { record, secret: original } = await createWebhook(cluster, 'default', { endpoint: 'https://receiver.example.test/rotate', eventTypes: ['functions.builds.completed'] }, false);
     const rotated = await rotateWebhookSecret(cluster, 'default', record.id, false);
-    const { object } = await getWebhook(cluster, 'default', record.id);
+    const signing = async () => (await cluster.resource(Kinds.Secret).get('default', signingSecretName(record.id)))!;
+    const object = await signing();
     const now = Date.now();
     assert.deepEqual(signingSecrets(object, now), [rotated, original]);
     assert.deepEqual(signingSecrets(object, now + ROTATION_GRACE_MS + 1_000), [rotated], 'the old secret is done after 24 hours');
     const headers = signDelivery(signingSecrets(object, now), 'evt_1', new Date(), '{"a":1}');
     new Webhook(original).verify('{"a":1}', { ...headers });
     const revoked = await rotateWebhookSecret(cluster, 'default', record.id, true);
-    assert.deepEqual(signingSecrets((await getWebhook(cluster, 'default', record.id)).object, now), [revoked]);
+    assert.deepEqual(signingSecrets(await signing(), now), [revoked]);
   });
 
   it('ends an attempt the receiver does not answer at the timeout, as a failed attempt', async () => {

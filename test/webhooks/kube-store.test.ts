@@ -1,5 +1,5 @@
 // Webhooks on the kube backend: the same use cases over a real kube-apiserver store a webhook as
-// a Secret and its deliveries as ConfigMaps, record an event once, deliver it signed to a receiver
+// a ConfigMap with its signing secrets in a Secret, and its deliveries as ConfigMaps, record an event once, deliver it signed to a receiver
 // on 127.0.0.1, and the cluster's garbage collector removes the deliveries with their webhook.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -10,6 +10,7 @@ import type { ClusterPort } from '../../src/cluster/port.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import { createWebhook, deleteWebhook, getWebhook } from '../../src/webhooks/store.js';
 import { listWebhooksPage } from '../../src/webhooks/webhook-listing.js';
+import { signingSecretName } from '../../src/webhooks/signing-secret.js';
 import { invocationEvents } from '../../src/webhooks/events.js';
 import { recordEvents } from '../../src/webhooks/emit.js';
 import { deliveryStep } from '../../src/webhooks/deliver.js';
@@ -49,9 +50,9 @@ const unavailable = controlPlaneUnavailable();
 
   it('stores, records once, delivers signed, and collects deliveries with their webhook', async () => {
     const { record, secret } = await createWebhook(cluster, ns, { endpoint: `${receiver.url}/kube`, eventTypes: ['functions.invocations.completed'] }, true);
-    const stored = (await getWebhook(cluster, ns, record.id)).object;
-    assert.equal(stored.kind, 'Secret');
-    assert.equal(stored.type, 'browserfn.dev/webhook');
+    assert.equal((await getWebhook(cluster, ns, record.id)).object.kind, 'ConfigMap');
+    const signing = await cluster.resource(Kinds.Secret).get(ns, signingSecretName(record.id));
+    assert.equal(signing?.type, 'browserfn.dev/webhook-signing');
     assert.deepEqual((await listWebhooksPage(cluster, ns, { limit: 10 }, undefined)).items.map((w) => w.id), [record.id]);
 
     const inv = newObject<InvocationObject>(
@@ -73,6 +74,7 @@ const unavailable = controlPlaneUnavailable();
     assert.deepEqual(page.items.map((d) => [d.state, d.attempts.map((a) => a.statusCode)]), [['delivered', [200]]]);
 
     await deleteWebhook(cluster, ns, record.id);
-    await waitFor('the garbage collector to delete the delivery', async () => ((await cluster.resource(Kinds.ConfigMap).get(ns, name)) ? undefined : true), 60_000, 250);
+    await waitFor('the garbage collector to delete the delivery and the signing secret', async () =>
+      (await cluster.resource(Kinds.ConfigMap).get(ns, name)) || (await cluster.resource(Kinds.Secret).get(ns, signingSecretName(record.id))) ? undefined : true, 60_000, 250);
   });
 });

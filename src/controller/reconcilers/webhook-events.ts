@@ -7,7 +7,7 @@ import type { Logger } from '../../config/logger.js';
 import type { BuildObject, InvocationObject } from '../../schemas/resources.js';
 import { buildEvents, invocationEvents } from '../../webhooks/events.js';
 import { recordEvents } from '../../webhooks/emit.js';
-import { listWebhooks } from '../../webhooks/store.js';
+import type { StoredWebhook } from '../../webhooks/store.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request } from '../runtime/controller.js';
 import type { Clock } from '../runtime/clock.js';
@@ -23,6 +23,8 @@ export interface WebhookEventsDeps {
   cluster: ClusterPort;
   invocations: Informer<InvocationObject>;
   builds: Informer<BuildObject>;
+  /** The namespace's webhooks, from the informers' cache (a new webhook re-enqueues its namespace's objects). */
+  webhooks: (namespace: string) => StoredWebhook[];
   clock: Clock;
   log: Logger;
   onRecorded?: (deliveries: number) => void;
@@ -38,7 +40,7 @@ export class WebhookEventsReconciler implements Reconciler {
     if (!namespace || (kind !== 'Invocation' && kind !== 'Build')) return;
     const obj = kind === 'Invocation' ? this.deps.invocations.get(namespace, objectName) : this.deps.builds.get(namespace, objectName);
     if (!obj || obj.metadata.deletionTimestamp) return;
-    const webhooks = await listWebhooks(this.deps.cluster, namespace);
+    const webhooks = this.deps.webhooks(namespace);
     if (webhooks.length === 0) return;
     const events = kind === 'Invocation' ? invocationEvents(obj as InvocationObject) : buildEvents(obj as BuildObject);
     const recorded = await recordEvents(this.deps.cluster, events, { kind, name: objectName }, webhooks, this.deps.clock());

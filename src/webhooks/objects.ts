@@ -20,6 +20,8 @@ const Annotations = {
   /** Milliseconds: metadata.creationTimestamp has whole seconds only. */
   createdAt: 'browserfn.dev/created-at',
   updatedAt: 'browserfn.dev/updated-at',
+  /** JSON: when each subscribed type was added (ms), so a type added later is not sent for what happened before. */
+  subscribedAt: 'browserfn.dev/webhook-subscribed-at',
 } as const;
 
 export const WEBHOOK_SELECTOR = `${Labels.role}=${Roles.webhook}`;
@@ -32,6 +34,8 @@ export interface WebhookRecord {
   /** Milliseconds since the epoch. */
   createdAt: number;
   updatedAt: number;
+  /** When each subscribed type was added (ms); a webhook hears of an event only if it happened later. */
+  subscribedAt: Partial<Record<EventType, number>>;
 }
 
 export const webhookObjectName = (id: string): string => `webhook-${id}`;
@@ -45,6 +49,7 @@ function describe(record: WebhookRecord): { labels: Record<string, string>; anno
       [Annotations.eventTypes]: record.eventTypes.join(','),
       [Annotations.createdAt]: new Date(record.createdAt).toISOString(),
       [Annotations.updatedAt]: new Date(record.updatedAt).toISOString(),
+      [Annotations.subscribedAt]: JSON.stringify(record.subscribedAt),
     },
   };
 }
@@ -61,7 +66,17 @@ export function webhookRecord(obj: KubeObject): WebhookRecord | undefined {
   const endpoint = a[Annotations.endpoint];
   if (obj.metadata.deletionTimestamp || obj.metadata.labels?.[Labels.role] !== Roles.webhook || !id || !endpoint || Number.isNaN(createdAt)) return undefined;
   const eventTypes = (a[Annotations.eventTypes] ?? '').split(',').filter((t) => t !== '') as EventType[];
-  return { id, project: obj.metadata.namespace!, endpoint, eventTypes, createdAt, updatedAt: Number.isNaN(updatedAt) ? createdAt : updatedAt };
+  return { id, project: obj.metadata.namespace!, endpoint, eventTypes, createdAt, updatedAt: Number.isNaN(updatedAt) ? createdAt : updatedAt, subscribedAt: subscriptionTimes(a[Annotations.subscribedAt]) };
+}
+
+function subscriptionTimes(text: string | undefined): Partial<Record<EventType, number>> {
+  try {
+    const parsed = JSON.parse(text ?? '{}') as unknown;
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Partial<Record<EventType, number>>) : {};
+  } catch {
+    // Unreadable: every type counts from the webhook's creation.
+    return {};
+  }
 }
 
 /** The object with the record's endpoint, event types and update time. */

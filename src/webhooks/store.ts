@@ -8,7 +8,7 @@ import { retryOnConflict } from '../cluster/retry.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { assertUuid } from '../functions/lookup.js';
 import { checkEndpoint } from './endpoint.js';
-import { parseEventTypes } from './event-types.js';
+import { parseEventTypes, type EventType } from './event-types.js';
 import { endpointHash, newWebhookObject, WEBHOOK_SELECTOR, WebhookLabels, webhookObjectName, webhookRecord, withRecord, type WebhookRecord } from './objects.js';
 import { newSigningSecretObject, signingSecretName, withRotatedSecret } from './signing-secret.js';
 import { newSigningSecret } from './signing.js';
@@ -33,6 +33,9 @@ const stored = (object: KubeObject): StoredWebhook | undefined => {
   const record = webhookRecord(object);
   return record ? { record, object } : undefined;
 };
+/** Kept types keep their time; added ones count from now; removed ones are forgotten (re-adding counts from then). */
+const subscribed = (types: readonly EventType[], before: WebhookRecord['subscribedAt'], now: number): WebhookRecord['subscribedAt'] =>
+  Object.fromEntries(types.map((type) => [type, before[type] ?? now]));
 const earlier = (a: WebhookRecord, b: WebhookRecord): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
 
 /** Every webhook of the project (objects being deleted left out). */
@@ -63,7 +66,7 @@ export async function createWebhook(cluster: ClusterPort, project: string, input
   const holder = (await sameEndpoint(cluster, project, endpoint))[0];
   if (holder) throw taken(endpoint, holder.record);
   const now = Date.now();
-  const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now };
+  const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now, subscribedAt: subscribed(eventTypes, {}, now) };
   const created = await webhooks(cluster).create(newWebhookObject(record));
   const withdraw = () => webhooks(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
   // Two registrations racing past the check above: the earlier one stays, the later one withdraws.
@@ -91,7 +94,9 @@ export async function updateWebhook(cluster: ClusterPort, project: string, id: s
       const holder = (await sameEndpoint(cluster, project, endpoint))[0];
       if (holder) throw taken(endpoint, holder.record);
     }
-    const next: WebhookRecord = { ...record, endpoint: endpoint ?? record.endpoint, eventTypes: eventTypes ?? record.eventTypes, updatedAt: Date.now() };
+    const now = Date.now();
+    const types = eventTypes ?? record.eventTypes;
+    const next: WebhookRecord = { ...record, endpoint: endpoint ?? record.endpoint, eventTypes: types, updatedAt: now, subscribedAt: subscribed(types, record.subscribedAt, now) };
     return { object: withRecord(object, next), result: next };
   });
 }

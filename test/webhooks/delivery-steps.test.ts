@@ -9,7 +9,7 @@ import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
-import { createWebhook, getWebhook, rotateWebhookSecret, ROTATION_GRACE_MS } from '../../src/webhooks/store.js';
+import { createWebhook, getWebhook, rotateWebhookSecret, updateWebhook, ROTATION_GRACE_MS } from '../../src/webhooks/store.js';
 import { invocationEvents } from '../../src/webhooks/events.js';
 import { recordEvents } from '../../src/webhooks/emit.js';
 import { deliveryStep } from '../../src/webhooks/deliver.js';
@@ -124,5 +124,17 @@ describe('webhook delivery steps (embedded store, fake clock)', () => {
       await quick.close();
       await hold.close();
     }
+  });
+
+  it('sends a type only for what happened after the webhook subscribed to it', async () => {
+    const { record } = await createWebhook(cluster, 'default', { endpoint: 'https://receiver.example.test/late', eventTypes: ['functions.invocations.completed'] }, false);
+    const updated = await updateWebhook(cluster, 'default', record.id, { eventTypes: ['functions.invocations.completed', 'functions.invocations.pending'] }, false);
+    assert.equal(updated.subscribedAt['functions.invocations.completed'], record.createdAt, 'a kept type keeps its time');
+    assert.ok(updated.subscribedAt['functions.invocations.pending']! >= record.createdAt);
+    const { object } = await getWebhook(cluster, 'default', record.id);
+    // The same webhook as if the pending type had been added at t=5000.
+    const webhook = { object, record: { ...updated, createdAt: 1_000, subscribedAt: { 'functions.invocations.completed': 1_000, 'functions.invocations.pending': 5_000 } } };
+    const inv = invocation('inv-late', { phase: 'COMPLETED', startedAt: new Date(3_500).toISOString(), endedAt: new Date(6_000).toISOString() }, new Date(3_000).toISOString());
+    assert.equal(await recordEvents(cluster, invocationEvents(inv), { kind: 'Invocation', name: 'inv-late' }, [webhook], Date.now()), 1, 'completed (at 6000) only; pending (at 3000) came before the subscription');
   });
 });

@@ -8,12 +8,12 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, extname, join, posix, relative, sep } from 'node:path';
 import { create } from 'tar';
+import { isRuntimePackage } from '../schemas/runtime-packages.js';
 
 /** The module at the artifact's root that a pod runs: it imports the compiled entry. */
 export const ARTIFACT_MAIN = '__browserfn_main.mjs';
 
-/** Packages the runtime image provides, and the aliases of two of them. */
-const RUNTIME_PACKAGES = new Set(['playwright-core', 'puppeteer-core', 'chrome-remote-interface']);
+/** The packages whose runtime -core package stands in for them. */
 const CORE_ALIASES: Record<string, string> = { playwright: 'playwright-core', puppeteer: 'puppeteer-core' };
 
 /** Not needed to run: type declarations, source maps, npm's bin links. */
@@ -51,7 +51,7 @@ export function pruneRuntimePackages(projectDir: string): PruneResult {
       const path = join(dir, name);
       const stat = lstatSync(path);
       if (!stat.isDirectory()) continue;
-      if (basename(dir) === 'node_modules' && (RUNTIME_PACKAGES.has(name) || name in CORE_ALIASES)) {
+      if (basename(dir) === 'node_modules' && (isRuntimePackage(name) || name in CORE_ALIASES)) {
         rmSync(path, { recursive: true, force: true });
         removed.add(name);
         continue;
@@ -97,7 +97,7 @@ function packagesOnlyRuntimeNeeds(projectDir: string): string[] {
     const names = [locked.dependencies, locked.optionalDependencies, locked.peerDependencies, location === '' || !location.includes('node_modules') ? locked.devDependencies : undefined]
       .flatMap((group) => Object.keys(group ?? {}));
     for (const name of names) {
-      if (RUNTIME_PACKAGES.has(name) || name in CORE_ALIASES) continue;
+      if (isRuntimePackage(name) || name in CORE_ALIASES) continue;
       const found = resolveLocked(packages, location, name);
       if (found !== undefined) pending.push(found);
     }
@@ -134,7 +134,7 @@ function parentFolder(location: string): string {
 /** The runtime packages themselves are removed by folder name, with their nested node_modules. */
 function isRuntimeLocation(location: string): boolean {
   const name = location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
-  return RUNTIME_PACKAGES.has(name) || name in CORE_ALIASES;
+  return isRuntimePackage(name) || name in CORE_ALIASES;
 }
 
 function writeAliasPackage(dir: string, name: string, core: string): void {

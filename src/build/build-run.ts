@@ -127,7 +127,7 @@ export class BuildRun {
             'Remove unused or heavy dependencies (browser automation packages are provided by the runtime and left out).',
         );
       }
-      return packed.bytes;
+      return { bytes: packed.bytes, runtimePackages: compiled.runtimePackages };
     });
     signal.throwIfAborted();
 
@@ -150,9 +150,9 @@ export class BuildRun {
     });
     logs.add('info', `Built ${functions.length} Function(s): ${functions.map((fn) => fn.name).join(', ')}`);
     signal.throwIfAborted();
-    const stored = await steps.run('upload', () => this.#controlPlane(() => this.control.putArtifact(artifact), 'store the artifact'));
+    const stored = await steps.run('upload', () => this.#controlPlane(() => this.control.putArtifact(artifact.bytes), 'store the artifact'));
     logs.add('info', `Stored the artifact: ${stored.size} bytes, sha256 ${stored.sha256}`);
-    return { kind: 'build', phase: 'COMPLETED', functions, artifact: stored, logs: logs.entries() };
+    return { kind: 'build', phase: 'COMPLETED', functions, artifact: stored, runtimePackages: artifact.runtimePackages, logs: logs.entries() };
   }
 
   async #controlPlane<T>(call: () => Promise<T>, what: string): Promise<T> {

@@ -48,5 +48,5 @@ export async function bundleInChildProcess(request: BundleRequest, options: Bund
     throw new BuildFailure('INTERNAL_ERROR', `The bundler ${describeExit(status)} without a result: ${stderr.trim().slice(-1000)}`);
   }
   if (!result.ok) throw new BuildFailure(result.code, result.message);
-  return { code: readFileSync(request.outFile), warnings: result.warnings };
+  return { code: readFileSync(request.outFile), warnings: result.warnings, runtimePackages: result.runtimePackages };
 }

@@ -4,15 +4,16 @@
 import { writeFileSync } from 'node:fs';
 import { BuildFailure } from './build-failure.js';
 import { bundleEntry, type BundleRequest } from './bundle.js';
+import type { RuntimePackage } from '../schemas/runtime-packages.js';
 
-export type BundleRunnerResult = { ok: true; warnings: string[] } | { ok: false; code: BuildFailure['code']; message: string };
+export type BundleRunnerResult = { ok: true; warnings: string[]; runtimePackages: RuntimePackage[] } | { ok: false; code: BuildFailure['code']; message: string };
 
 const request = JSON.parse(process.argv[2] ?? '{}') as BundleRequest;
 let result: BundleRunnerResult;
 try {
   const bundle = await bundleEntry(request);
   writeFileSync(request.outFile, bundle.code);
-  result = { ok: true, warnings: bundle.warnings };
+  result = { ok: true, warnings: bundle.warnings, runtimePackages: bundle.runtimePackages };
 } catch (error) {
   result =
     error instanceof BuildFailure

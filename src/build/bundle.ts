@@ -9,14 +9,14 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildFailure as EsbuildFailure, type Message, type Plugin } from 'esbuild';
 import { runtimeProvidesPackage } from '../runtime/sandbox/runtime-modules.js';
+import { RUNTIME_PACKAGES, type RuntimePackage } from '../schemas/runtime-packages.js';
 import { BuildFailure } from './build-failure.js';
 import { coreAliasPlugin } from './bundle-aliases.js';
 import { containmentPlugin, isAllowedFile } from './bundle-containment.js';
 import { installedPackagesPlugin } from './bundle-installed-packages.js';
 import { optionalRequirePlugin } from './bundle-optional-require.js';
 
-// `playwright` and `puppeteer` become their -core packages (bundle-aliases.ts).
-export const RUNTIME_PROVIDED_PACKAGES = ['playwright-core', 'puppeteer-core', 'chrome-remote-interface'];
+export const RUNTIME_PROVIDED_PACKAGES: string[] = [...RUNTIME_PACKAGES];
 
 export const SDK_ENTRY_PATH = fileURLToPath(new URL('../sdk/index.js', import.meta.url));
 
@@ -46,6 +46,11 @@ export interface BundleRequest {
 export interface BundleResult {
   code: Buffer;
   warnings: string[];
+  /**
+   * The runtime packages the code may import (sorted): what a warm pool member should load ahead.
+   * All of them when installed packages are kept external, which may import any.
+   */
+  runtimePackages: RuntimePackage[];
 }
 
 const sdkPlugin: Plugin = {
@@ -85,10 +90,12 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
   const output = result.outputFiles.find((file) => file.path.endsWith('.mjs') || file.path.endsWith('.js'));
   if (!output) throw new BuildFailure('BUNDLE_FAILED', 'esbuild produced no output file');
   const externalImports = Object.values(result.metafile.outputs).flatMap((out) => out.imports);
-  assertRuntimeProvidesImports(externalImports.filter((imported) => !installed.has(imported.path)), request.runtimeModulesDir);
+  const ownImports = externalImports.filter((imported) => !installed.has(imported.path));
+  assertRuntimeProvidesImports(ownImports, request.runtimeModulesDir);
   return {
     code: Buffer.from(output.contents),
     warnings: result.warnings.map((warning) => describeMessage(warning, 'warning')),
+    runtimePackages: installed.size > 0 ? [...RUNTIME_PACKAGES] : RUNTIME_PACKAGES.filter((name) => ownImports.some((imported) => packageNameOf(imported.path) === name)),
   };
 }
 

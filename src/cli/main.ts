@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerServeCommand } from './commands/serve.js';
 import { registerPublishCommand } from './commands/publish.js';
 import { registerInvokeCommand } from './commands/invoke.js';
+import { registerDevCommand } from './commands/dev.js';
 import { registerAgentCommands } from './commands/agents.js';
 import { registerSecretsCommands } from './commands/secrets.js';
 import { packageVersion } from './version.js';
@@ -17,6 +18,7 @@ const program = new Command('browserfn')
 registerServeCommand(program);
 registerPublishCommand(program);
 registerInvokeCommand(program);
+registerDevCommand(program);
 registerSecretsCommands(program);
 registerAgentCommands(program);
 

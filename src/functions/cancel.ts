@@ -4,6 +4,7 @@
 import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { retryOnConflict } from '../cluster/retry.js';
+import { watchUntil } from '../cluster/watch-until.js';
 import { conflict } from '../domain/errors.js';
 import { Annotations, type InvocationObject } from '../schemas/resources.js';
 import type { Archive } from './archived/archive.js';
@@ -23,28 +24,7 @@ export async function requestCancel(cluster: ClusterPort, archive: Archive, proj
   });
 }
 
-/** The invocation once it has ended, or as it is after `waitMs` (a watch of that one object). */
+/** The invocation once it has ended, or as it is after `waitMs` (or as it was last seen, if deleted). */
 export async function endedWithin(cluster: ClusterPort, inv: InvocationObject, waitMs: number): Promise<InvocationObject> {
-  if (isTerminal(inv)) return inv;
-  let latest = inv;
-  let settle!: () => void;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
-  const timer = setTimeout(settle, waitMs);
-  const watch = await cluster.resource<InvocationObject>(Kinds.Invocation).watch(
-    inv.metadata.namespace,
-    { fieldSelector: `metadata.name=${inv.metadata.name}`, resourceVersion: inv.metadata.resourceVersion },
-    (event) => {
-      if (event.type === 'DELETED') return settle();
-      latest = event.object;
-      if (isTerminal(latest)) settle();
-    },
-    () => settle(),
-  );
-  try {
-    await settled;
-    return latest;
-  } finally {
-    clearTimeout(timer);
-    await watch.stop();
-  }
+  return (await watchUntil(cluster.resource<InvocationObject>(Kinds.Invocation), inv, isTerminal, waitMs)).latest;
 }

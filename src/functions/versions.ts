@@ -5,6 +5,7 @@ import { isAlreadyExists, isConflict, type ClusterPort } from '../cluster/port.j
 import { retryOnConflict } from '../cluster/retry.js';
 import { Labels, Roles, type BuildObject, type BuiltFunction, type FunctionObject, type FunctionVersionSpec } from '../schemas/resources.js';
 import type { BuiltFunctionReport } from '../schemas/reports.js';
+import type { RuntimePackage } from '../schemas/runtime-packages.js';
 import { deterministicUuid, functionObjectName, nowIso } from './naming.js';
 
 const VERSION_KEY = 'version.json';
@@ -16,6 +17,7 @@ export async function publishVersion(
   build: BuildObject,
   report: BuiltFunctionReport,
   bundleConfigMap: string,
+  runtimePackages?: RuntimePackage[],
 ): Promise<BuiltFunction> {
   const namespace = build.metadata.namespace!;
   const functions = cluster.resource<FunctionObject>(Kinds.Function);
@@ -44,6 +46,7 @@ export async function publishVersion(
         bundleConfigMap,
         sessionConfig: report.sessionConfig,
         parametersSchema: report.parametersSchema,
+        runtimePackages,
         createdAt: nowIso(),
       };
       const record = versionConfigMap(fn, version);

@@ -1,6 +1,7 @@
 // What build and browser pods report to the control plane (POST /internal/v1/pods/:ns/:name/report),
 // and what the control plane hands them (GET …/input).
 import type { Cause } from './resources.js';
+import { RUNTIME_PACKAGES, type RuntimePackage } from './runtime-packages.js';
 
 export type LogLevel = 'info' | 'warn' | 'error' | 'debug';
 
@@ -48,6 +49,8 @@ export interface BuildReport {
   functions?: BuiltFunctionReport[];
   /** COMPLETED only: the built artifact, uploaded before the report (PUT …/artifact), as opaque bytes. */
   artifact?: ArtifactRef;
+  /** COMPLETED only: the runtime packages the artifact's code imports. */
+  runtimePackages?: RuntimePackage[];
   logs: LogEntry[];
 }
 
@@ -112,6 +115,7 @@ export const podReportSchema = {
       type: 'array',
       items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, sessionConfig: { type: 'object' }, parametersSchema: { type: 'object' } } },
     },
+    runtimePackages: { type: 'array', maxItems: RUNTIME_PACKAGES.length, uniqueItems: true, items: { enum: [...RUNTIME_PACKAGES] } },
     artifact: {
       type: 'object',
       required: ['sha256', 'size'],

@@ -6,6 +6,7 @@ import { addFormats } from './ajv-formats.js';
 import { describeErrors } from './schema-errors.js';
 import { MAX_FUNCTION_NAME_LENGTH } from '../sdk/function-name.js';
 import { SESSION_TIMEOUT_MAX_SECONDS, SESSION_TIMEOUT_MIN_SECONDS } from './session-config.js';
+import { RUNTIME_PACKAGES } from './runtime-packages.js';
 
 export interface JsonSchema {
   type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
@@ -90,6 +91,7 @@ const functionVersion: JsonSchema = {
     bundleConfigMap: objectName('Manifest ConfigMap (in this namespace, artifact-<sha256>) of the built artifact: its size, sha256 and content-addressed chunk ConfigMaps.'),
     sessionConfig: freeForm('Browser session settings from defineFn (browserSettings, proxies, timeout, …); invocations deep-merge their sessionCreateParams over it.'),
     parametersSchema: freeForm('JSON Schema that invocation params must satisfy.'),
+    runtimePackages: runtimePackageList('The runtime packages the version\'s code imports (absent: not recorded, any of them).'),
     createdAt: timestamp('When the version was published (RFC 3339).'),
   },
 };
@@ -258,6 +260,10 @@ const launchShapeSchema: JsonSchema = {
   },
 };
 
+function runtimePackageList(description: string): JsonSchema {
+  return { type: 'array', maxItems: RUNTIME_PACKAGES.length, items: { type: 'string', enum: [...RUNTIME_PACKAGES] }, description };
+}
+
 export const browserPoolSpecSchema: JsonSchema = {
   type: 'object',
   required: ['minIdle', 'maxIdle'],
@@ -269,6 +275,7 @@ export const browserPoolSpecSchema: JsonSchema = {
     idleSeconds: count('Without a matching invocation for this many seconds the pool scales to zero; 0 keeps it (default 600).', 7 * 24 * 3600),
     maxAgeSeconds: { type: 'integer', minimum: 60, maximum: 7 * 24 * 3600, description: 'An idle member older than this many seconds is replaced (default 1800).' },
     launch: launchShapeSchema,
+    preload: runtimePackageList('The runtime packages each member loads before it is claimed (default: all); those an invocation imports besides are loaded once it is claimed.'),
     resources: {
       type: 'object',
       additionalProperties: false,

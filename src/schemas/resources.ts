@@ -1,6 +1,7 @@
 // The browserfn.dev/v1alpha1 kinds: TypeScript shapes and the JSON Schemas that validate them.
 // The same schemas feed the CRDs in crds/ and the façade's checks.
 import type { Condition, KubeObject } from '../cluster/objects.js';
+import type { RuntimePackage } from './runtime-packages.js';
 
 export type BuildPhase = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
 export type InvocationPhase = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
@@ -22,6 +23,8 @@ export interface FunctionVersionSpec {
   bundleConfigMap: string;
   sessionConfig?: Record<string, unknown>;
   parametersSchema?: Record<string, unknown>;
+  /** The runtime packages its code imports; absent for versions built before it was recorded. */
+  runtimePackages?: RuntimePackage[];
   createdAt: string;
 }
 
@@ -121,6 +124,8 @@ export interface BrowserPoolSpec {
   /** An idle member older than this is replaced. */
   maxAgeSeconds?: number;
   launch?: LaunchShape;
+  /** The runtime packages members load before they are claimed; absent: all of them. */
+  preload?: RuntimePackage[];
   resources?: PodResources;
 }
 

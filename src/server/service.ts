@@ -54,6 +54,10 @@ export interface ServiceOptions {
   leaseNamespace?: string;
   /** Image of build and browser pods (kube). */
   image: string;
+  /** Environment every local pod gets besides the usual (the local node agent's pods). */
+  podEnv?: Record<string, string>;
+  /** Each local pod's output as it comes (see NodeAgentOptions.onPodOutput). */
+  onPodOutput?: (pod: { namespace: string; name: string }, text: string) => void;
 }
 
 export interface RunningService {
@@ -64,6 +68,8 @@ export interface RunningService {
   manager?: Manager;
   /** How the local node agent isolates pods (unset without one). */
   podIsolation?: string;
+  /** Where finished records are archived (use cases that read or change them take it). */
+  archive: Archive;
   stop(): Promise<void>;
 }
 
@@ -127,11 +133,12 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         nodeName: options.nodeName,
         workDir: join(settings.dataDir, 'pods'),
         log,
-        baseEnv: { BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
+        baseEnv: { ...options.podEnv, BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
         npmCacheDir: settings.npmCacheDir,
         sandbox: decision.sandbox,
         artifactCache: settings.artifactCacheBytes > 0 ? new ArtifactCache(join(settings.dataDir, 'artifact-cache'), settings.artifactCacheBytes) : undefined,
         onArtifactCache: (hit) => metrics.artifactCache.inc({ result: hit ? 'hit' : 'miss' }),
+        onPodOutput: options.onPodOutput,
       });
       await nodeAgent.start();
     }
@@ -188,7 +195,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     throw err;
   }
 
-  return { url, cluster, metrics, manager, podIsolation, stop };
+  return { url, cluster, metrics, manager, podIsolation, archive, stop };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

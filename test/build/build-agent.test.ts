@@ -90,6 +90,7 @@ describe('build agent', function () {
     assert.equal(files.get('__browserfn_main.mjs'), 'import "./index.browserfn.mjs";\n');
     const compiled = files.get('index.browserfn.mjs') ?? '';
     assert.match(compiled, /from "playwright-core"/, 'runtime packages stay external');
+    assert.deepEqual(report.runtimePackages, ['playwright-core'], 'the runtime packages the code imports are reported');
     assert.doesNotMatch(compiled, /from "browserfn"/, 'the SDK is compiled in');
     for (const step of ['Extracting the project archive', 'Compiling index.mts', 'Artifact: ', 'Discovering Functions', 'Built 3 Function(s): greet, health, page-title']) {
       assert.ok(report.logs.some((entry) => entry.message.startsWith(step)), step);

@@ -15,7 +15,8 @@ import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '..
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
 import { CLAIM_START_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS, memoryBytes } from '../../src/controller/policies/pool.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
-import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
+import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type FunctionVersionSpec, type InvocationObject } from '../../src/schemas/resources.js';
+import type { RuntimePackage } from '../../src/schemas/runtime-packages.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';
 
@@ -142,7 +143,27 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.equal(idle().length, 1, 'the other member is still idle');
   });
 
-  it('claims only ready members of a pool with the invocation\'s launch, oldest first, and starts others cold', async () => {
+  it('claims a ready member first, then one still starting, never one that ended, and only then starts cold', async () => {
+    await createPool({ minIdle: 3, maxIdle: 3 });
+    await poolReconciler().reconcile({ namespace: NS, name: 'warm' });
+    const [ended, starting, ready] = await waitFor('three members in the cache', async () => (idle().length === 3 ? idle() : undefined));
+    await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...ended, status: { phase: 'Failed', reason: 'Error' } });
+    await makeReady(ready);
+    await waitFor('the members\' states in the cache', async () =>
+      pods.get(NS, ended.metadata.name)?.status?.phase === 'Failed' && pods.get(NS, ready.metadata.name)?.metadata.annotations?.[Annotations.memberReady] ? true : undefined,
+    );
+    const claimedInOrder: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const inv = await createInvocation();
+      await invocationReconciler().reconcile({ namespace: NS, name: inv.metadata.name });
+      const podName = (await podOf(inv))!;
+      claimedInOrder.push(podName === `${inv.metadata.name}-a1` ? 'cold' : podName);
+      if (podName !== `${inv.metadata.name}-a1`) await waitFor('the claim in the cache', async () => (pods.get(NS, podName)?.metadata.labels?.[Labels.invocationName] === inv.metadata.name ? true : undefined));
+    }
+    assert.deepEqual(claimedInOrder, [ready.metadata.name, starting.metadata.name, 'cold']);
+  });
+
+  it('claims members of a pool with the invocation\'s launch only, and starts others cold', async () => {
     await createPool({ minIdle: 1, maxIdle: 1, launch: { viewport: { width: 1280, height: 720 } } });
     const [member] = await fillPool(poolReconciler(), 1);
     const other = await createInvocation({ browserSettings: { viewport: { width: 800, height: 600 } } });
@@ -230,6 +251,26 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     await waitFor('a member again', async () => (idle().length >= 1 ? true : undefined));
   });
 
+  it('sizes for the arrival rate times what its members took to start, not for every arrival of the window', async () => {
+    await createPool({ minIdle: 1, maxIdle: 8 });
+    const reconciler = poolReconciler();
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    const [member] = await waitFor('a member', async () => (idle().length === 1 ? idle() : undefined));
+    // It took 2 s from creation to ready.
+    const running = await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...member, status: { phase: 'Running' } });
+    const readyAt = Date.parse(member.metadata.annotations![Annotations.memberCreatedAt]) + 2000;
+    await cluster.resource<PodObject>(Kinds.Pod).update({ ...running, metadata: { ...running.metadata, annotations: { ...running.metadata.annotations, [Annotations.memberReady]: new Date(readyAt).toISOString() } } });
+    // Ten arrivals in the 10 s window, each already on a pod: one per second, so 2 members are claimed while a replacement starts.
+    for (let i = 0; i < 10; i += 1) {
+      const inv = await createInvocation();
+      await cluster.resource<InvocationObject>(Kinds.Invocation).updateStatus({ ...inv, status: { phase: 'RUNNING', podName: `elsewhere-${i}` } } as InvocationObject);
+    }
+    await waitFor('the arrivals on their pods in the cache', async () => (invocations.list().filter((inv) => inv.status?.podName).length === 10 ? true : undefined));
+    await waitFor('the member ready in the cache', async () => (pods.get(NS, member.metadata.name)?.metadata.annotations?.[Annotations.memberReady] ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).desired, 2);
+  });
+
   it('never adds members past the node\'s memory cap', async () => {
     await createPool({ minIdle: 3, maxIdle: 3, resources: { requests: { memory: '512Mi' } } });
     const reconciler = poolReconciler(memoryBytes('1Gi'));
@@ -275,6 +316,24 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
       await waitFor('the Function in the cache', async () => (functions.list().length ? true : undefined));
       await reconcile(2);
       assert.deepEqual((await get())?.spec, { minIdle: 2, maxIdle: 4, idleSeconds: 600, maxAgeSeconds: 1800 });
+
+      // Members load ahead what the current versions import; all of it when a version does not say.
+      const version = (n: number, runtimePackages?: RuntimePackage[]): FunctionVersionSpec => ({ id: randomUUID(), number: n, bundleConfigMap: 'artifact-x', createdAt: new Date(now).toISOString(), ...(runtimePackages ? { runtimePackages } : {}) });
+      const setVersion = async (name: string, v: FunctionVersionSpec) => {
+        const fns = cluster.resource<FunctionObject>(Kinds.Function);
+        const fn = (await fns.get(NS, name)) ?? (await fns.create(newObject<FunctionObject>(Kinds.Function, { name, namespace: NS }, { spec: { name } })));
+        await fns.update({ ...fn, spec: { ...fn.spec, version: v } });
+        await waitFor(`version ${v.number} of ${name} in the cache`, async () => (functions.get(NS, name)?.spec.version?.id === v.id ? true : undefined));
+      };
+      await setVersion('f', version(1, ['puppeteer-core']));
+      await reconcile(2);
+      assert.deepEqual((await get())?.spec.preload, ['puppeteer-core']);
+      await setVersion('g', version(1, ['playwright-core', 'chrome-remote-interface']));
+      await reconcile(2);
+      assert.deepEqual((await get())?.spec.preload, ['chrome-remote-interface', 'playwright-core', 'puppeteer-core']);
+      await setVersion('g', version(2));
+      await reconcile(2);
+      assert.equal((await get())?.spec.preload, undefined);
       await reconcile(3);
       assert.equal((await get())?.spec.minIdle, 3);
       await reconcile(0);

@@ -50,6 +50,7 @@ describe('pod agent', function () {
     timeoutSeconds?: number;
     secrets?: Record<string, string>;
     rejectReports?: number;
+    env?: Record<string, string>;
   }
 
   function podFor(functionName: string, options: InvokeOptions): { pod: string; podDir: string } {
@@ -75,7 +76,7 @@ describe('pod agent', function () {
 
   async function invoke(functionName: string, options: InvokeOptions = {}) {
     const { pod, podDir } = podFor(functionName, options);
-    const { exitCode, logLines } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir });
+    const { exitCode, logLines } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir, env: options.env });
     const reports = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];
     assert.equal(exitCode, 0, 'the agent exits 0 once its report is delivered');
     assert.equal(reports.length, 1);
@@ -194,6 +195,17 @@ describe('pod agent', function () {
         (entry) => entry.method === 'Network.requestWillBeSent' && (entry.params as { request: { url: string } }).request.url === `${pageUrl}?token=[REDACTED]`,
       ),
     );
+  });
+
+  it('with BROWSERFN_ECHO_CONSOLE=1 also logs each console entry, redacted, as a `console` record (browserfn dev shows them live)', async () => {
+    const secret = 'echo-secret-value';
+    const { report, logLines } = await invoke('secrets', { params: { url: pageUrl }, secrets: { API_TOKEN: secret, OTHER: 'x-other-secret' }, env: { BROWSERFN_ECHO_CONSOLE: '1' } });
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    const echoed = logLines.filter((line) => line.msg === 'console').map((line) => line.console as { level: string; message: string });
+    assert.ok(echoed.some((entry) => entry.level === 'info' && entry.message === 'calling the API with [REDACTED]'), JSON.stringify(echoed));
+    assert.ok(!JSON.stringify(logLines).includes(secret), 'no secret value in the agent log');
+    const { logLines: quiet } = await invoke('secrets', { params: { url: pageUrl }, secrets: { API_TOKEN: secret, OTHER: 'x-other-secret' } });
+    assert.ok(!quiet.some((line) => line.msg === 'console'), 'off by default');
   });
 
   it('keeps user code inside its sandbox: no reads or writes outside its directories, no processes, no agent environment', async () => {

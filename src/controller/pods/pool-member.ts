@@ -15,8 +15,11 @@ export const DEFAULT_IDLE_SECONDS = 600;
 
 /** Tells the pod agent to wait for an assignment instead of fetching its input at once. */
 export const POOL_MEMBER_ENV = 'BROWSERFN_POOL_MEMBER';
+/** The runtime packages the member's code loader loads before it is claimed (unset: all). */
+export const PRELOAD_ENV = 'BROWSERFN_PRELOAD';
 
-export const poolLaunchHash = (pool: BrowserPoolObject): string => launchHash(pool.spec.launch ?? {}, pool.spec.resources);
+/** What members are started with: one made before it changed is replaced. */
+export const poolLaunchHash = (pool: BrowserPoolObject): string => launchHash(pool.spec.launch ?? {}, pool.spec.resources, pool.spec.preload);
 
 /** When the member was made, by the controller's clock (which its age is judged by). */
 export const memberCreatedAt = (pod: PodObject): number => Date.parse(pod.metadata.annotations?.[Annotations.memberCreatedAt] ?? pod.metadata.creationTimestamp ?? '');
@@ -25,7 +28,7 @@ export function poolMemberPod(pool: BrowserPoolObject, settings: PodTemplateSett
   // Idle no longer than maxAge, then serving at most the longest timeout.
   const deadline = (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) + SESSION_TIMEOUT_MAX_SECONDS + POD_GRACE_SECONDS;
   const labels = { [Labels.pool]: pool.metadata.name, [Labels.launchHash]: poolLaunchHash(pool) };
-  const pod = browserPodFor(pool, `${pool.metadata.name}-${suffix}`, pool.spec.launch ?? {}, pool.spec.resources, deadline, settings, [{ name: POOL_MEMBER_ENV, value: '1' }], labels);
+  const pod = browserPodFor(pool, `${pool.metadata.name}-${suffix}`, pool.spec.launch ?? {}, pool.spec.resources, deadline, settings, [{ name: POOL_MEMBER_ENV, value: '1' }, ...(pool.spec.preload ? [{ name: PRELOAD_ENV, value: pool.spec.preload.join(',') }] : [])], labels);
   pod.metadata.annotations = { ...pod.metadata.annotations, [Annotations.memberCreatedAt]: now.toISOString() };
   return pod;
 }

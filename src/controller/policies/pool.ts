@@ -9,8 +9,10 @@ import { isoAt } from '../runtime/clock.js';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, memberCreatedAt, poolLaunchHash } from '../pods/pool-member.js';
 import { queuedAt } from '../../functions/invocations.js';
 
-/** Invocations that arrived this recently count as demand: about what a replacement takes to start. */
+/** The arrival rate is measured over this window. */
 export const DEMAND_WINDOW_MS = 10_000;
+/** What a member takes from creation to ready, until the pool has members that show it. */
+export const DEFAULT_MEMBER_START_MS = 3000;
 /** A member not ready this long after it was made is replaced. */
 export const MEMBER_START_LIMIT_MS = 120_000;
 /** Members above demand stay at least this long after they were made (zero demand removes them at once). */
@@ -41,22 +43,27 @@ export function poolsFor(inv: InvocationObject, pools: BrowserPoolObject[]): Bro
 }
 
 /**
- * The members `inv` may claim, the one closest to its age limit first: ready, idle, started with
- * its pool's current launch, not ending, not past the age limit.
+ * The members `inv` may claim, in order: ready ones first, then ones still starting (claimed, a
+ * starting member runs the invocation as soon as it is up, which is never later than a cold pod
+ * started now), each group closest to its age limit first. All idle, started with their pool's
+ * current launch, not ending, not past the age limit or the start limit.
  */
 export function claimCandidates(inv: InvocationObject, pools: BrowserPoolObject[], members: PodObject[], now: number): PodObject[] {
-  const candidates: PodObject[] = [];
+  const ready: PodObject[] = [];
+  const starting: PodObject[] = [];
   for (const pool of poolsFor(inv, pools)) {
     const hash = poolLaunchHash(pool);
     for (const pod of members) {
       const labels = pod.metadata.labels ?? {};
       if (pod.metadata.namespace !== pool.metadata.namespace || labels[Labels.pool] !== pool.metadata.name) continue;
-      if (labels[Labels.launchHash] !== hash || !isIdleMember(pod) || !isReady(pod) || pod.metadata.deletionTimestamp) continue;
-      if (ageOf(pod, now) >= maxAgeMs(pool)) continue;
-      candidates.push(pod);
+      if (labels[Labels.launchHash] !== hash || !isIdleMember(pod) || isPodTerminal(pod) || pod.metadata.deletionTimestamp) continue;
+      const age = ageOf(pod, now);
+      if (age >= maxAgeMs(pool)) continue;
+      if (isReady(pod)) ready.push(pod);
+      else if (age < MEMBER_START_LIMIT_MS) starting.push(pod);
     }
   }
-  return candidates.sort((a, b) => memberCreatedAt(a) - memberCreatedAt(b));
+  return [...ready.sort(oldestFirst), ...starting.sort(oldestFirst)];
 }
 
 /** A member already claimed for `inv` (a claim whose status update was lost): adopted, never claimed twice. */
@@ -97,7 +104,9 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
   const active = idleMs === 0 || now - lastActive < idleMs;
   const waiting = matching.filter((inv) => !inv.status?.podName && !inv.status?.endedAt).length;
   const recent = arrivals.filter((t) => now - t < DEMAND_WINDOW_MS);
-  const desired = problem || !active ? 0 : Math.min(Math.max(pool.spec.minIdle, waiting + recent.length), Math.max(pool.spec.maxIdle, pool.spec.minIdle));
+  // Little's law: the members that arrivals at this rate claim while a replacement starts.
+  const arriving = Math.ceil((recent.length / DEMAND_WINDOW_MS) * memberStartMs(members));
+  const desired = problem || !active ? 0 : Math.min(Math.max(pool.spec.minIdle, waiting + arriving), Math.max(pool.spec.maxIdle, pool.spec.minIdle));
 
   const hash = poolLaunchHash(pool);
   const remove: PoolPlan['remove'] = [];
@@ -153,6 +162,15 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
     ready: readiness(problem, desired, ready.length, !deferred && create < desired - live),
     recheckAfterMs: Math.max(1000, Math.min(60_000, ...rechecks.filter((ms) => ms > 0))),
   };
+}
+
+/** The median time the pool's members took from creation to ready (the default before any was). */
+export function memberStartMs(members: PodObject[]): number {
+  const took = members
+    .map((pod) => Date.parse(pod.metadata.annotations?.[Annotations.memberReady] ?? '') - memberCreatedAt(pod))
+    .filter((ms) => ms >= 0)
+    .sort((a, b) => a - b);
+  return took.length > 0 ? took[Math.floor(took.length / 2)] : DEFAULT_MEMBER_START_MS;
 }
 
 function readiness(problem: string | undefined, desired: number, ready: number, capped: boolean): PoolPlan['ready'] {

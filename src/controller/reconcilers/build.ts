@@ -90,7 +90,7 @@ export class BuildReconciler implements Reconciler {
       return;
     }
     const built: BuiltFunction[] = [];
-    for (const fn of outcome.publish) built.push(await publishVersion(this.deps.cluster, build, fn, artifact));
+    for (const fn of outcome.publish) built.push(await publishVersion(this.deps.cluster, build, fn, artifact, report.runtimePackages));
     await this.handOverArtifact(build, artifact, built);
     await this.setStatus(build, { phase: 'COMPLETED', endedAt: isoAt(this.now()), builtFunctions: built });
     this.observe(build, 'COMPLETED');

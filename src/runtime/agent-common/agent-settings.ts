@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultRuntimeModulesDir } from '../sandbox/runtime-modules.js';
+import { RUNTIME_PACKAGES, isRuntimePackage, type RuntimePackage } from '../../schemas/runtime-packages.js';
 
 export interface AgentSettings {
   controlUrl: string;
@@ -31,6 +32,16 @@ export interface AgentSettings {
   artifactFile?: string;
   /** A warm pool member (BROWSERFN_POOL_MEMBER=1): start the browser, then wait to be claimed. */
   poolMember: boolean;
+  /**
+   * The runtime packages a pool member loads before it is claimed (BROWSERFN_PRELOAD, comma
+   * separated; unset: all of them). Those its invocation imports besides are loaded once claimed.
+   */
+  preload: RuntimePackage[];
+  /**
+   * Also write each console entry of the handler, as it comes and redacted, to this agent's own log
+   * (BROWSERFN_ECHO_CONSOLE=1, set by `browserfn dev` so that its terminal shows them live).
+   */
+  echoConsole: boolean;
 }
 
 const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
@@ -54,7 +65,16 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     artifactSha256: env.BROWSERFN_ARTIFACT_SHA256 || undefined,
     artifactFile: env.BROWSERFN_ARTIFACT_FILE || undefined,
     poolMember: env.BROWSERFN_POOL_MEMBER === '1',
+    preload: env.BROWSERFN_PRELOAD === undefined ? [...RUNTIME_PACKAGES] : preloadFrom(env.BROWSERFN_PRELOAD),
+    echoConsole: env.BROWSERFN_ECHO_CONSOLE === '1',
   };
+}
+
+function preloadFrom(raw: string): RuntimePackage[] {
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = names.filter((name) => !isRuntimePackage(name));
+  if (unknown.length > 0) throw new Error(`BROWSERFN_PRELOAD names ${unknown.join(', ')}, which the runtime does not provide (it provides ${RUNTIME_PACKAGES.join(', ')})`);
+  return names as RuntimePackage[];
 }
 
 function portFrom(raw: string): number {

@@ -53,6 +53,8 @@ export interface NodeAgentOptions {
   artifactCache?: ArtifactCache;
   /** Told whether each handed-over artifact was already cached. */
   onArtifactCache?: (hit: boolean) => void;
+  /** Told of each pod's output as it comes (chunks of lines), e.g. to show a handler's console live. */
+  onPodOutput?: (pod: { namespace: string; name: string }, text: string) => void;
 }
 
 export interface NodeSandbox {
@@ -221,6 +223,7 @@ export class NodeAgent {
       local.output.push(text);
       if (local.output.length > 50) local.output.shift();
       this.options.log.debug({ pod: key, output: text.trimEnd() }, 'pod output');
+      this.options.onPodOutput?.({ namespace: pod.metadata.namespace ?? '', name: pod.metadata.name }, text);
     };
     let uid: number | undefined;
     try {

@@ -27,6 +27,7 @@ import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './r
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
+import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 
@@ -62,6 +63,10 @@ export class InvocationRun {
     private readonly inputSource: InputSource = () => control.getInput(),
   ) {
     this.#outcome = new Promise((resolve) => (this.#resolveOutcome = resolve));
+    if (settings.echoConsole) {
+      // Redacted like the report: the secrets are known once the input is, before the handler gets them.
+      this.#logs.onEntry((entry) => log.info({ console: { level: entry.level, message: this.#redact(entry.message), timestamp: entry.timestamp } }, 'console'));
+    }
   }
 
   /** SIGTERM to the agent. */
@@ -194,7 +199,7 @@ export class InvocationRun {
     const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
     const user = startSandboxedProcess({
       script: CODE_LOADER_PATH,
-      args: [layout.codeDir, ...(this.settings.poolMember ? ['--preload'] : [])],
+      args: [layout.codeDir, RUNTIME_PACKAGES.join(','), ...(this.settings.poolMember ? [this.settings.preload.join(',')] : [])],
       cwd: layout.appDir,
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,

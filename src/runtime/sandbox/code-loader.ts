@@ -1,9 +1,10 @@
 // The user process of a browser pod starts before its code is there: this script starts Node and
 // its HTTP client, then imports the bundle whose path the agent writes to stdin. So the Node start
-// overlaps the artifact's download (cold pods). A warm pool member (--preload) also loads every
-// package the runtime provides before the invocation arrives; a cold pod loads only those its
-// bundle imports, once it knows them.
-// Usage: node code-loader.js <code dir> [--preload]
+// overlaps the artifact's download (cold pods). A warm pool member also loads the runtime packages
+// it is told to before the invocation arrives; the runtime packages the bundle imports besides are
+// loaded once its path is known (all of them, in a cold pod).
+// Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
+// (the lists come from the agent: this script may read only itself and its channel support).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -11,16 +12,16 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_FD, LOADER_READY_RECORD } from './channel.js';
 
-/** What bundles keep external and the runtime provides (see runtime-modules.ts). */
-const RUNTIME_PACKAGES = ['playwright-core', 'puppeteer-core', 'chrome-remote-interface'];
-
-const codeDir = process.argv[2];
-if (!codeDir) throw new Error('code-loader: the code directory is required');
-const preloadAll = process.argv[3] === '--preload';
+const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
+if (!codeDir || runtimePackagesArg === undefined) throw new Error('code-loader: the code directory and the runtime packages are required');
+const csv = (list: string | undefined): string[] => (list ?? '').split(',').filter((name) => name !== '');
+/** What bundles keep external and the runtime provides (src/schemas/runtime-packages.ts). */
+const RUNTIME_PACKAGES = csv(runtimePackagesArg);
+const preloaded = withWs(csv(preloadArg));
 
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const resolveFromCode = createRequire(join(codeDir, 'index.js'));
-await Promise.all([...(preloadAll ? [...RUNTIME_PACKAGES, 'ws'] : []).map((name) => preload(name)), warmFetch()]);
+await Promise.all([...preloaded.map((name) => preload(name)), warmFetch()]);
 try {
   writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD })}\n`);
 } catch {
@@ -36,7 +37,7 @@ lines.close();
 process.stdin.destroy();
 // stdin closed without a path: the invocation ended before its code was there.
 if (bundlePath) {
-  if (!preloadAll) await Promise.all(runtimePackagesImportedBy(bundlePath).map((name) => preload(name)));
+  await Promise.all(runtimePackagesImportedBy(bundlePath).filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
   await import(pathToFileURL(bundlePath).href);
 }
 
@@ -49,14 +50,19 @@ if (bundlePath) {
  * may import runtime ones themselves) gets all of them.
  */
 function runtimePackagesImportedBy(main: string): string[] {
-  if (existsSync(join(dirname(main), 'node_modules'))) return [...RUNTIME_PACKAGES, 'ws'];
+  if (existsSync(join(dirname(main), 'node_modules'))) return withWs(RUNTIME_PACKAGES);
   // The artifact's main file imports the compiled entry (src/build/artifact.ts), which holds the imports.
   const mainSource = readFileSync(main, 'utf8');
   const entries = [...mainSource.matchAll(/^import ("[^"\n]+");$/gm)].map((match) => JSON.parse(match[1]) as string).filter((spec) => spec.startsWith('.'));
   const source = [mainSource, ...entries.map((spec) => readFileSync(join(dirname(main), spec), 'utf8'))].join('\n');
   // esbuild writes an external import as its specifier in quotes: "name" or "name/subpath".
   const imported = RUNTIME_PACKAGES.filter((name) => ['"', "'", '`'].some((quote) => source.includes(`${quote}${name}${quote}`) || source.includes(`${quote}${name}/`)));
-  return imported.length > 0 ? [...imported, 'ws'] : [];
+  return withWs(imported);
+}
+
+/** `ws` is loaded too whenever a runtime package is (see runtimePackagesImportedBy). */
+function withWs(names: string[]): string[] {
+  return names.length > 0 ? [...names, 'ws'] : [];
 }
 
 async function preload(name: string): Promise<void> {

@@ -18,8 +18,14 @@ export class LogCollector {
   #totalChars = 0;
   #droppedEntries = 0;
   #droppedChars = 0;
+  #listener: ((entry: LogEntry) => void) | undefined;
 
   constructor(readonly limits: LogLimits = DEFAULT_LOG_LIMITS) {}
+
+  /** Told of each entry as it is kept (the cap applies), e.g. to show it live. */
+  onEntry(listener: (entry: LogEntry) => void): void {
+    this.#listener = listener;
+  }
 
   add(level: LogLevel, message: string, timestamp: string = new Date().toISOString()): void {
     let text = message;
@@ -32,7 +38,9 @@ export class LogCollector {
       return;
     }
     this.#totalChars += text.length;
-    this.#entries.push({ level, message: text, timestamp });
+    const entry = { level, message: text, timestamp };
+    this.#entries.push(entry);
+    this.#listener?.(entry);
   }
 
   /** Entries in time order, ending with a marker when the cap dropped some. */

@@ -5,6 +5,7 @@ import { invocationInput } from './invocation-input.js';
 import { Kinds } from '../../../cluster/objects.js';
 import type { ClusterPort } from '../../../cluster/port.js';
 import { retryOnConflict } from '../../../cluster/retry.js';
+import { watchUntil } from '../../../cluster/watch-until.js';
 import { Annotations, Labels, type InvocationObject } from '../../../schemas/resources.js';
 import type { PodObject } from '../../../schemas/pod.js';
 
@@ -62,25 +63,6 @@ async function markReady(cluster: ClusterPort, member: PodObject): Promise<PodOb
 
 /** The invocation the member is claimed for, as soon as it is; undefined after `waitMs` or when the pod goes. */
 async function claimOf(cluster: ClusterPort, member: PodObject, waitMs: number, signal: AbortSignal): Promise<string | undefined> {
-  const known = claimedFor(member);
-  if (known || waitMs === 0) return known;
-  let settle!: (name: string | undefined) => void;
-  const result = new Promise<string | undefined>((resolve) => (settle = resolve));
-  const timer = setTimeout(() => settle(undefined), waitMs);
-  signal.addEventListener('abort', () => settle(undefined), { once: true });
-  const watch = await cluster.resource<PodObject>(Kinds.Pod).watch(
-    member.metadata.namespace,
-    { fieldSelector: `metadata.name=${member.metadata.name}`, resourceVersion: member.metadata.resourceVersion },
-    (event) => {
-      if (event.type === 'DELETED') settle(undefined);
-      else if (claimedFor(event.object)) settle(claimedFor(event.object));
-    },
-    () => settle(undefined),
-  );
-  try {
-    return await result;
-  } finally {
-    clearTimeout(timer);
-    await watch.stop();
-  }
+  const { latest, deleted } = await watchUntil(cluster.resource<PodObject>(Kinds.Pod), member, (pod) => !!claimedFor(pod), waitMs, signal);
+  return deleted ? undefined : claimedFor(latest);
 }

@@ -4,13 +4,14 @@
 // and every attempt is recorded; a rotated secret keeps verifying until revoked; a cancelled
 // invocation is a failed event; undelivered events survive a restart, delivered ones are not re-sent.
 import assert from 'node:assert/strict';
-import Browserbase from '@browserbasehq/sdk';
+import type Browserbase from '@browserbasehq/sdk';
 import { Webhook } from 'standardwebhooks';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { publish, invokeAndWait } from '../support/publish.js';
 import { startHoldServer } from '../support/hold-server.js';
 import { startReceiver, type Received, type Receiver } from './receiver.js';
+import { sdkClient, type SdkClient } from './sdk.js';
 
 const FN = `
 import { defineFn } from 'browserfn';
@@ -42,6 +43,7 @@ describe('webhook deliveries (serve, BROWSERFN_WEBHOOK_ALLOW_PRIVATE=1)', functi
   let svc: TestService;
   let receiver: Receiver;
   let bb: Browserbase;
+  let sdk: SdkClient;
   let fnId: string;
 
   before(async () => {
@@ -54,9 +56,11 @@ describe('webhook deliveries (serve, BROWSERFN_WEBHOOK_ALLOW_PRIVATE=1)', functi
       BROWSERFN_MAX_CONCURRENT_INVOCATIONS: '1',
     });
     receiver = await startReceiver();
-    bb = new Browserbase({ apiKey: svc.apiKey, baseURL: svc.url, maxRetries: 0 });
+    sdk = sdkClient(svc.apiKey, svc.url);
+    bb = sdk.client;
   });
   after(async () => {
+    await sdk?.close();
     await svc?.stop();
     await receiver?.close();
   });

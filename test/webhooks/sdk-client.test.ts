@@ -4,21 +4,26 @@
 // BROWSERFN_WEBHOOK_ALLOW_PRIVATE, a second registration of an endpoint), other projects' 404s, and
 // the routes in the OpenAPI document.
 import assert from 'node:assert/strict';
-import Browserbase from '@browserbasehq/sdk';
+import type Browserbase from '@browserbasehq/sdk';
 import { startTestService, type TestService } from '../support/service.js';
+import { sdkClient, type SdkClient } from './sdk.js';
 
 describe('webhooks through @browserbasehq/sdk (serve)', function () {
   this.timeout(120_000);
   let svc: TestService;
   let bb: Browserbase;
   let other: Browserbase;
+  const clients: SdkClient[] = [];
 
   before(async () => {
     svc = await startTestService({}, { captureLog: true });
-    bb = new Browserbase({ apiKey: svc.apiKey, baseURL: svc.url, maxRetries: 0 });
-    other = new Browserbase({ apiKey: 'other-key', baseURL: svc.url, maxRetries: 0 });
+    clients.push(sdkClient(svc.apiKey, svc.url), sdkClient('other-key', svc.url));
+    [bb, other] = clients.map((c) => c.client);
   });
-  after(async () => svc?.stop());
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await svc?.stop();
+  });
 
   /** Every signing secret the API showed, to look for in the service's log at the end. */
   const shown: string[] = [];

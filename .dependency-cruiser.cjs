@@ -28,8 +28,8 @@ module.exports = {
     {
       name: 'use-cases-below-controllers-and-agents',
       severity: 'error',
-      comment: 'src/functions, src/secrets and src/fetch are used by the façade and the controllers; constants both share live below both (e.g. src/schemas/deadlines.ts).',
-      from: { path: '^src/(functions|secrets|fetch)/' },
+      comment: 'src/functions, src/secrets, src/fetch and src/webhooks are used by the façade and the controllers; constants both share live below both (e.g. src/schemas/deadlines.ts).',
+      from: { path: '^src/(functions|secrets|fetch|webhooks)/' },
       to: { path: '^src/(controller|runtime|build)/' },
     },
     {
@@ -67,13 +67,13 @@ module.exports = {
       comment:
         'Build and browser pods hold no cluster rights and run beside user code: src/build, src/sdk and src/runtime (except the node agent) never import the façade, controllers, store or use cases.',
       from: { path: '^src/(build|sdk|runtime)/', pathNot: '^src/runtime/node-agent/' },
-      to: { path: '^src/(api|controller|cluster|artifacts|functions|secrets|fetch|server|cli)/' },
+      to: { path: '^src/(api|controller|cluster|artifacts|functions|secrets|fetch|webhooks|server|cli)/' },
     },
     {
       name: 'control-plane-never-loads-agent-code',
       severity: 'error',
       comment: 'The façade, controllers and use cases never load user code: they may not import the in-pod agents or the sandbox.',
-      from: { path: '^src/(api|controller|cluster|artifacts|functions|secrets|fetch)/' },
+      from: { path: '^src/(api|controller|cluster|artifacts|functions|secrets|fetch|webhooks)/' },
       to: { path: '^src/(build|runtime/pod-agent|runtime/agent-common|runtime/sandbox)/' },
     },
     {

@@ -53,6 +53,12 @@ export class Metrics {
     labelNames: ['start'] as const,
     registers: [this.registry],
   });
+  readonly webhookAttempts = new Counter({
+    name: 'browserfn_webhook_attempts_total',
+    help: 'Webhook delivery attempts by what they led to: delivered, retrying (a retry is scheduled) or failed (attempts used up)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
   readonly fetches = new Counter({
     name: 'browserfn_fetch_requests_total',
     help: 'Fetch requests by format and outcome status code',

@@ -98,9 +98,9 @@ export interface Settings {
   artifactCacheBytes: number;
   /**
    * Variables each feature parses with its own code when the service starts (src/server): fetch's
-   * BROWSERFN_FETCH_*, and what build pods are given (their time limits and npm settings).
+   * BROWSERFN_FETCH_*, webhooks' BROWSERFN_WEBHOOK_*, and what build pods are given (their time limits and npm settings).
    */
-  featureEnv: { fetch: Record<string, string>; buildPods: Record<string, string> };
+  featureEnv: { fetch: Record<string, string>; buildPods: Record<string, string>; webhooks: Record<string, string> };
   /** Signs per-pod tokens; BROWSERFN_POD_TOKEN_SECRET (shared by operator and API replicas) or made once in the data dir. */
   podTokenSecret: string;
   artifactStore: ArtifactStoreSettings;
@@ -171,6 +171,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     artifactCacheBytes: intFrom(env.BROWSERFN_ARTIFACT_CACHE_BYTES, 'BROWSERFN_ARTIFACT_CACHE_BYTES', DEFAULT_ARTIFACT_CACHE_BYTES, 0, Number.MAX_SAFE_INTEGER),
     featureEnv: {
       fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')),
+      webhooks: pick(env, (name) => name.startsWith('BROWSERFN_WEBHOOK_')),
       // Build pods check the artifact against the limit the façade enforces when storing it.
       buildPods: { ...pick(env, (name) => BUILD_POD_VARIABLES.includes(name)), BROWSERFN_MAX_ARTIFACT_BYTES: String(maxArtifactBytes) },
     },

@@ -17,6 +17,7 @@ import { InvocationReconciler } from './reconcilers/invocation.js';
 import { FunctionReconciler } from './reconcilers/function.js';
 import type { PodTemplateSettings } from './pods/templates.js';
 import { addRetentionControllers, type RetentionControllerSettings } from './retention-setup.js';
+import { addWebhookControllers, type WebhookControllerSettings } from './webhook-setup.js';
 
 export interface ControllerSettings {
   cluster: ClusterPort;
@@ -32,6 +33,7 @@ export interface ControllerSettings {
   namespaces?: readonly string[];
   retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'metrics' | 'onQueueDepth'>;
   warmPool: WarmPoolSettings;
+  webhooks: WebhookControllerSettings;
 }
 
 export function createControllerManager(settings: ControllerSettings): Manager {
@@ -88,6 +90,7 @@ export function createControllerManager(settings: ControllerSettings): Manager {
   manager.add(buildController);
   manager.add(invocationController);
   addRetentionControllers(manager, { ...settings.retention, cluster, log, metrics, onQueueDepth: depth });
+  addWebhookControllers(manager, { ...settings.webhooks, cluster, clock: settings.retention.clock, log, metrics, onQueueDepth: depth });
   addPoolControllers(manager, { cluster, templates: settings.templates, warmPool: settings.warmPool, clock: settings.retention.clock, log, onQueueDepth: depth });
   return manager;
 }

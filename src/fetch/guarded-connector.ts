@@ -1,4 +1,4 @@
-// The undici connector of the fetcher. It resolves the host once, refuses the connection when any
+// The undici connector of the fetcher and of webhook deliveries. It resolves the host once, refuses the connection when any
 // of its addresses is not allowed (address-policy.ts), and then connects to exactly the address it
 // checked, so DNS rebinding between check and connect has nothing to rebind. Through a proxy it
 // asks for a CONNECT tunnel to that same checked address. TLS is layered on top by undici's own
@@ -70,7 +70,7 @@ async function openCheckedSocket(target: buildConnector.Options, options: Guarde
     const refusal = options.policy.refusal(address);
     if (refusal) {
       throw new ConnectRefusedError(
-        `${host}${host === address ? '' : ` resolves to ${address}, which`} is ${refusal}; the fetcher does not connect to private or internal networks`,
+        `${host}${host === address ? '' : ` resolves to ${address}, which`} is ${refusal}; connections to private or internal networks are refused`,
         'address',
       );
     }

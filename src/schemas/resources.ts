@@ -188,4 +188,8 @@ export const Roles = {
   browserPod: 'browser',
   projectSecret: 'project-secret',
   podToken: 'pod-token',
+  /** A webhook (a ConfigMap), its signing secrets (a Secret) and one delivery of an event to it (a ConfigMap); src/webhooks. */
+  webhook: 'webhook',
+  webhookSigning: 'webhook-signing',
+  webhookDelivery: 'webhook-delivery',
 } as const;

@@ -19,6 +19,9 @@ import { secretRoutes } from '../api/routes/secrets/index.js';
 import { liveViewRoutes } from '../api/routes/sessions/live-view-routes.js';
 import { LiveHub } from '../api/live-view/live-hub.js';
 import { acceptLiveViewUpgrades } from '../api/live-view/live-upgrade.js';
+import { webhookRoutes } from '../api/routes/webhooks/index.js';
+import { loadWebhookSettings } from '../webhooks/settings.js';
+import { WebhookSender } from '../webhooks/sender.js';
 import type { RouteDefinition } from '../api/route.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { openEmbeddedCluster } from '../cluster/embedded/index.js';
@@ -88,6 +91,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const archive: Archive = { store: artifacts, retentionMs: settings.retention.retentionDays * 86_400_000, now: systemClock };
   const deps = { settings, cluster, log, metrics, archive };
   let manager: Manager | undefined;
+  let webhookSender: WebhookSender | undefined;
   let nodeAgent: NodeAgent | undefined;
   let podIsolation: string | undefined;
   let ready = false;
@@ -96,7 +100,11 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const fetchService = options.api ? new FetchService(loadFetchSettings(settings.featureEnv.fetch)) : undefined;
   buildLimits(settings.featureEnv.buildPods);
   const liveHub = options.api ? new LiveHub() : undefined;
-  const routes: RouteDefinition[] = fetchService && liveHub ? [...functionRoutes, ...liveViewRoutes(liveHub), ...secretRoutes, ...fetchRoutes({ service: fetchService }), ...internalRoutes] : [];
+  const webhookSettings = loadWebhookSettings(settings.featureEnv.webhooks);
+  const routes: RouteDefinition[] =
+    fetchService && liveHub
+      ? [...functionRoutes, ...liveViewRoutes(liveHub), ...secretRoutes, ...webhookRoutes({ settings: webhookSettings }), ...fetchRoutes({ service: fetchService }), ...internalRoutes]
+      : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   const server = createServer(app.callback());
   if (liveHub) acceptLiveViewUpgrades(server, liveHub, deps);
@@ -114,6 +122,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     await closed;
     await fetchService?.close();
     await manager?.stop();
+    await webhookSender?.close();
     await nodeAgent?.stop();
     await cluster.close();
     await artifacts.close();
@@ -147,6 +156,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       if (!options.api && !settings.controlUrl) {
         throw new Error('Set BROWSERFN_CONTROL_URL to the address of the browserfn API: pods report there');
       }
+      webhookSender = new WebhookSender(webhookSettings);
       manager = createControllerManager({
         cluster,
         templates: {
@@ -162,6 +172,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,
         warmPool: settings.warmPool,
+        webhooks: { settings: webhookSettings, sender: webhookSender },
         retention: {
           archive,
           finishedTtlMs: settings.retention.finishedTtlSeconds * 1000,

@@ -23,6 +23,8 @@ import { Metrics } from '../../src/config/metrics.js';
 import { openArtifactStore } from '../../src/artifacts/open.js';
 import type { ArtifactStore } from '../../src/artifacts/port.js';
 import { createControllerManager } from '../../src/controller/setup.js';
+import { loadWebhookSettings } from '../../src/webhooks/settings.js';
+import { WebhookSender } from '../../src/webhooks/sender.js';
 import type { Manager } from '../../src/controller/runtime/manager.js';
 import { systemClock } from '../../src/controller/runtime/clock.js';
 import { Labels, Roles, type BuildObject, type FunctionObject } from '../../src/schemas/resources.js';
@@ -52,6 +54,8 @@ const unavailable = controlPlaneUnavailable();
   let cluster: ClusterPort | undefined;
   let artifacts: ArtifactStore | undefined;
   let manager: Manager | undefined;
+  const webhookSettings = loadWebhookSettings({});
+  const webhookSender = new WebhookSender(webhookSettings);
   let api: RunningService | undefined;
 
   before(async function () {
@@ -82,6 +86,7 @@ const unavailable = controlPlaneUnavailable();
     this.timeout(60_000);
     await api?.stop();
     await manager?.stop();
+    await webhookSender.close();
     await cluster?.close();
     await artifacts?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -101,6 +106,7 @@ const unavailable = controlPlaneUnavailable();
       log,
       namespaces: [projectA, projectB],
       warmPool: { size: 0, maxSize: 0, idleSeconds: 600, maxAgeSeconds: 1800, memoryCapBytes: 0 },
+      webhooks: { settings: webhookSettings, sender: webhookSender },
       leaderElection: { namespace: release, name: 'browserfn-controllers', identity: `test-${id}` },
       retention: { archive: { store: artifacts, retentionMs: 86_400_000, now: systemClock }, finishedTtlMs: 3_600_000, keepVersions: 10, sweepIntervalMs: 3_600_000, clock: systemClock },
     });

@@ -1,0 +1,27 @@
+// PATCH /v1/webhooks/{id} — changes the endpoint, the event types (replaced), or both; the secret stays.
+import { defineRoute } from '../../route.js';
+import { updateWebhook } from '../../../webhooks/store.js';
+import { webhookView } from '../../../webhooks/views.js';
+import { error, updateBody, uuidParams, webhookSchema } from './schemas.js';
+import type { WebhookRoutesDeps } from './deps.js';
+
+export default ({ settings }: WebhookRoutesDeps) =>
+  defineRoute<{ id: string }, unknown, { endpoint?: string; eventTypes?: string[] }>({
+    method: 'patch',
+    path: '/v1/webhooks/:id',
+    operationId: 'Webhooks_update',
+    summary: "Change a webhook's endpoint or event types (omitted fields stay; eventTypes replaces the subscription)",
+    tags: ['webhooks'],
+    request: { params: uuidParams('id'), body: updateBody },
+    responses: {
+      200: { description: 'The webhook as changed', schema: webhookSchema },
+      400: error('Invalid webhook ID, endpoint or event types'),
+      404: error('The webhook does not exist in the project'),
+      409: error('Another webhook of the project has this endpoint'),
+    },
+    async handle(ctx, { params, body }, deps) {
+      const record = await updateWebhook(deps.cluster, ctx.state.project, params.id, body, settings.allowPrivate);
+      deps.log.info({ requestId: ctx.state.requestId, project: record.project, webhookId: record.id, endpoint: new URL(record.endpoint).origin, eventTypes: record.eventTypes }, 'webhook updated');
+      ctx.body = webhookView(record);
+    },
+  });

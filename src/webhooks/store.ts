@@ -1,0 +1,143 @@
+// Webhooks in the cluster store (objects.ts, signing-secret.ts): register, find, list, change,
+// rotate the secret, delete. Deleting one deletes its signing secrets and deliveries with it (they
+// are owned by it), so deliveries stop at once.
+import { randomUUID } from 'node:crypto';
+import { Kinds, type KubeObject } from '../cluster/objects.js';
+import { isConflict, isNotFound, type ClusterPort, type ResourceClient } from '../cluster/port.js';
+import { retryOnConflict } from '../cluster/retry.js';
+import { conflict, notFound } from '../domain/errors.js';
+import { assertUuid } from '../functions/lookup.js';
+import { checkEndpoint } from './endpoint.js';
+import { parseEventTypes, type EventType } from './event-types.js';
+import { endpointHash, newWebhookObject, WEBHOOK_SELECTOR, WebhookLabels, webhookObjectName, webhookRecord, withRecord, type WebhookRecord } from './objects.js';
+import { newSigningSecretObject, signingSecretName, withRotatedSecret } from './signing-secret.js';
+import { newSigningSecret } from './signing.js';
+
+/** How long a rotated-out secret keeps signing deliveries, unless the rotation revokes it at once. */
+export const ROTATION_GRACE_MS = 24 * 3_600_000;
+
+export interface StoredWebhook {
+  record: WebhookRecord;
+  object: KubeObject;
+}
+
+export interface WebhookInput {
+  endpoint?: string;
+  eventTypes?: string[];
+}
+
+const webhooks = (cluster: ClusterPort): ResourceClient => cluster.resource(Kinds.ConfigMap);
+const secrets = (cluster: ClusterPort): ResourceClient => cluster.resource(Kinds.Secret);
+const missing = (id: string) => notFound(`Webhook ${id} does not exist in this project`);
+const stored = (object: KubeObject): StoredWebhook | undefined => {
+  const record = webhookRecord(object);
+  return record ? { record, object } : undefined;
+};
+/** Kept types keep their time; added ones count from now; removed ones are forgotten (re-adding counts from then). */
+const subscribed = (types: readonly EventType[], before: WebhookRecord['subscribedAt'], now: number): WebhookRecord['subscribedAt'] =>
+  Object.fromEntries(types.map((type) => [type, before[type] ?? now]));
+const earlier = (a: WebhookRecord, b: WebhookRecord): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
+
+/** Every webhook of the project (objects being deleted left out). */
+export async function listWebhooks(cluster: ClusterPort, project: string, selector = WEBHOOK_SELECTOR): Promise<StoredWebhook[]> {
+  const { items } = await webhooks(cluster).list(project, { labelSelector: selector });
+  return items.map(stored).filter((w): w is StoredWebhook => w !== undefined);
+}
+
+/** The webhook with this ID in the project; `not-found` when missing (also when it is another project's). */
+export async function getWebhook(cluster: ClusterPort, project: string, id: string): Promise<StoredWebhook> {
+  assertUuid(id, 'webhook ID');
+  const object = await webhooks(cluster).get(project, webhookObjectName(id.toLowerCase()));
+  const found = object && stored(object);
+  if (!found) throw missing(id);
+  return found;
+}
+
+const sameEndpoint = (cluster: ClusterPort, project: string, endpoint: string): Promise<StoredWebhook[]> =>
+  listWebhooks(cluster, project, `${WEBHOOK_SELECTOR},${WebhookLabels.endpointHash}=${endpointHash(endpoint)}`).then((all) => all.filter((w) => w.record.endpoint === endpoint));
+
+const taken = (endpoint: string, holder: WebhookRecord) =>
+  conflict(`The endpoint ${endpoint} is already registered in this project (webhook ${holder.id}); change that webhook's event types instead, or delete it first`);
+
+/** Registers an endpoint; returns the webhook and its signing secret (shown only now). `conflict` when the project has the endpoint already. */
+export async function createWebhook(cluster: ClusterPort, project: string, input: Required<WebhookInput>, allowPrivate: boolean): Promise<{ record: WebhookRecord; secret: string }> {
+  const endpoint = checkEndpoint(input.endpoint, allowPrivate);
+  const eventTypes = parseEventTypes(input.eventTypes);
+  const holder = (await sameEndpoint(cluster, project, endpoint))[0];
+  if (holder) throw taken(endpoint, holder.record);
+  const now = Date.now();
+  const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now, subscribedAt: subscribed(eventTypes, {}, now) };
+  const created = await webhooks(cluster).create(newWebhookObject(record));
+  const withdraw = () => webhooks(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
+  // Two registrations racing past the check above: the earlier one stays, the later one withdraws.
+  const first = (await sameEndpoint(cluster, project, endpoint)).find((w) => earlier(w.record, record));
+  if (first) {
+    await withdraw();
+    throw taken(endpoint, first.record);
+  }
+  const secret = newSigningSecret();
+  try {
+    await secrets(cluster).create(newSigningSecretObject(created, record.id, secret));
+  } catch (err) {
+    await withdraw().catch(() => undefined);
+    throw err;
+  }
+  return { record, secret };
+}
+
+/** Changes the endpoint, the event types (replaced, not added to), or both; the secret is unaffected. */
+export async function updateWebhook(cluster: ClusterPort, project: string, id: string, input: WebhookInput, allowPrivate: boolean): Promise<WebhookRecord> {
+  const endpoint = input.endpoint === undefined ? undefined : checkEndpoint(input.endpoint, allowPrivate);
+  const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
+  return writeWebhook(cluster, project, id, async ({ record, object }) => {
+    if (endpoint !== undefined && endpoint !== record.endpoint) {
+      const holder = (await sameEndpoint(cluster, project, endpoint))[0];
+      if (holder) throw taken(endpoint, holder.record);
+    }
+    const now = Date.now();
+    const types = eventTypes ?? record.eventTypes;
+    const next: WebhookRecord = { ...record, endpoint: endpoint ?? record.endpoint, eventTypes: types, updatedAt: now, subscribedAt: subscribed(types, record.subscribedAt, now) };
+    return { object: withRecord(object, next), result: next };
+  });
+}
+
+/** Issues a new signing secret; the old one keeps signing for ROTATION_GRACE_MS unless `revokeImmediately`. */
+export async function rotateWebhookSecret(cluster: ClusterPort, project: string, id: string, revokeImmediately: boolean): Promise<string> {
+  const secret = newSigningSecret();
+  await retryOnConflict(async () => {
+    const { record } = await getWebhook(cluster, project, id);
+    const current = await secrets(cluster).get(project, signingSecretName(record.id));
+    if (!current) throw missing(id);
+    try {
+      await secrets(cluster).update(withRotatedSecret(current, secret, revokeImmediately ? undefined : Date.now() + ROTATION_GRACE_MS));
+    } catch (err) {
+      if (isNotFound(err)) throw missing(id);
+      throw err;
+    }
+  });
+  return secret;
+}
+
+export async function deleteWebhook(cluster: ClusterPort, project: string, id: string): Promise<WebhookRecord> {
+  const { record, object } = await getWebhook(cluster, project, id);
+  try {
+    await webhooks(cluster).delete(project, object.metadata.name, { uid: object.metadata.uid });
+  } catch (err) {
+    if (isNotFound(err) || isConflict(err)) throw missing(id);
+    throw err;
+  }
+  return record;
+}
+
+async function writeWebhook<T>(cluster: ClusterPort, project: string, id: string, change: (w: StoredWebhook) => Promise<{ object: KubeObject; result: T }>): Promise<T> {
+  return retryOnConflict(async () => {
+    const { object, result } = await change(await getWebhook(cluster, project, id));
+    try {
+      await webhooks(cluster).update(object);
+    } catch (err) {
+      if (isNotFound(err)) throw missing(id);
+      throw err;
+    }
+    return result;
+  });
+}

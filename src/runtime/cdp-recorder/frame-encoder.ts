@@ -79,7 +79,8 @@ export class FrameEncoder {
     const writable = this.#fill(due);
     this.#last = jpeg;
     if (this.#written <= due) this.#write(jpeg);
-    if (!writable || this.#process.stdin!.writableNeedDrain) await once(this.#process.stdin!, 'drain').catch(() => undefined);
+    // An ffmpeg that died never drains its pipe.
+    if (!writable || this.#process.stdin!.writableNeedDrain) await Promise.race([once(this.#process.stdin!, 'drain').catch(() => undefined), this.#exited]);
   }
 
   /** Bytes written so far under its folder. */

@@ -1,5 +1,7 @@
 // Every page's screencast (CDP Page.startScreencast) into a video of its own: a frame is acked once
-// the page's encoder took it, so a slow encoder slows the screencast, never the page.
+// the page's encoder took it, so a slow encoder slows the screencast, never the page. Frames of a
+// page that shows no document yet (the first tab, a new page before it navigates) are left out, so
+// a session whose handler never loads a page has no video.
 import { join } from 'node:path';
 import { FrameEncoder, type EncodedPage } from './frame-encoder.js';
 import type { PageInstrument, PageTarget } from './page-instrument.js';
@@ -97,7 +99,7 @@ export class ScreencastCapture implements PageInstrument {
   async #onFrame(page: PageTarget, video: PageVideo, params: Record<string, unknown>): Promise<void> {
     const metadata = params.metadata as { timestamp?: number } | undefined;
     const atMs = typeof metadata?.timestamp === 'number' ? Math.round(metadata.timestamp * 1000) : Date.now();
-    if (this.options.accepting() && video.closedAt === undefined) {
+    if (video.url !== '' && video.url !== 'about:blank' && video.closedAt === undefined && this.options.accepting()) {
       video.startTimeMs ??= atMs;
       video.endTimeMs = atMs;
       const { ffmpegPath, width, height } = this.options;

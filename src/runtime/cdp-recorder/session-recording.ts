@@ -60,10 +60,7 @@ export class SessionRecording {
       dir: options.dir,
       ...videoSize(options.viewport ?? HEADLESS_WINDOW),
       accepting: () => this.#withinBudget(0),
-      onFailure: (why) => {
-        if (!this.#videoError) options.log('session recording: no video for this session', { why });
-        this.#videoError ??= why;
-      },
+      onFailure: (why) => this.#noVideo(why),
     });
     this.#rrweb = new RrwebCapture({ admit: (chars) => this.#withinBudget(chars) && ((this.#rrwebChars += chars), true) });
   }
@@ -75,7 +72,7 @@ export class SessionRecording {
   /** Ends the videos and lists the files to store, the manifest last; none when nothing was recorded. */
   async finish(atMs: number): Promise<RecordingFile[]> {
     const captured = await this.#screencast.finish(this.#cutAtMs ?? atMs);
-    for (const page of captured) if (page.failure) this.#videoError ??= page.failure;
+    for (const page of captured) if (page.failure) this.#noVideo(page.failure);
     // The events as they are, and room for the marker a cut adds to them.
     const eventsBytes = Buffer.byteLength(JSON.stringify(this.#rrweb.events())) + MARKER_RESERVE;
     const fitted = fitPages(captured.filter((page) => page.encoded.segments.length > 0), this.options.maxBytes, eventsBytes);
@@ -97,6 +94,13 @@ export class SessionRecording {
     if (this.#videoError) manifest.videoError = this.#videoError;
     files.push({ name: MANIFEST_FILE, bytes: Buffer.from(JSON.stringify(manifest)) });
     return files;
+  }
+
+  /** The first reason there is no video, logged once. */
+  #noVideo(why: string): void {
+    if (this.#videoError) return;
+    this.#videoError = why;
+    this.options.log('session recording: no video for this session', { why });
   }
 
   /** Whether `chars` more fit; cuts the recording the first time they do not. */

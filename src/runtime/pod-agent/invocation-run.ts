@@ -7,8 +7,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
 import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
-import { SessionRecording, type RecordingFile } from '../cdp-recorder/session-recording.js';
-import { DEFAULT_RECORDING_MAX_BYTES } from '../../config/settings.js';
+import type { SessionRecording } from '../cdp-recorder/session-recording.js';
+import { finishRecording, startRecording } from './recording-lifecycle.js';
 import { uploadRecording } from './recording-upload.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
@@ -138,7 +138,7 @@ export class InvocationRun {
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
     // The report says the session is over: its browser is gone and its recording stored by then.
     const sessionLogs = await this.#endSession();
-    const recording = await this.#finishRecording();
+    const recording = await finishRecording(this.#recording, this.#endedAt ?? new Date(), this.log);
     if (recording.length > 0) await uploadRecording(this.control, recording, this.log);
     return this.#report(outcome, sessionLogs);
   }
@@ -147,7 +147,7 @@ export class InvocationRun {
   async discard(): Promise<void> {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
     await this.#endSession();
-    await this.#finishRecording();
+    await finishRecording(this.#recording, new Date(), this.log);
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -166,31 +166,6 @@ export class InvocationRun {
     if (this.#settled) throw new Error('invocation already ended');
     this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs);
     return this.#recorderStart;
-  }
-
-  /** browserSettings.recordSession, on unless set to false. */
-  #startRecording(invocation: InvocationInput, recorder: SessionRecorder): void {
-    const browserSettings = invocation.sessionConfig.browserSettings as { recordSession?: unknown } | undefined;
-    if (browserSettings?.recordSession === false) return;
-    this.#recording = new SessionRecording({
-      ffmpegPath: this.settings.ffmpegPath,
-      dir: join(this.settings.podDir, 'recording'),
-      maxBytes: invocation.recordingMaxBytes ?? DEFAULT_RECORDING_MAX_BYTES,
-      viewport: this.settings.viewport,
-      log: (message, fields) => this.log.warn(fields ?? {}, message),
-    });
-    for (const instrument of this.#recording.instruments) recorder.addInstrument(instrument);
-  }
-
-  /** The recording's files, its videos finished; none when the session was not recorded or it failed. */
-  async #finishRecording(): Promise<RecordingFile[]> {
-    if (!this.#recording) return [];
-    try {
-      return await this.#recording.finish((this.#endedAt ?? new Date()).getTime());
-    } catch (error) {
-      this.log.warn({ err: error as Error }, 'session recording: could not be finished; the session has no recording');
-      return [];
-    }
   }
 
   /**
@@ -281,7 +256,7 @@ export class InvocationRun {
     const [invocation, leased, attached] = await Promise.all([input, browser, recorder]);
     if (this.#settled) throw new Error('invocation already ended');
     // Before the handler has the browser, so every page it opens is recorded from its start.
-    this.#startRecording(invocation, attached);
+    this.#recording = startRecording(this.settings, invocation, attached, this.log);
     this.#startedAt = new Date();
     this.log.info('invocation handed to the function code');
     const timeoutMs = invocation.timeoutSeconds * 1000;

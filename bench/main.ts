@@ -6,6 +6,7 @@ import { runSandboxBench } from './sandbox.js';
 import { runArtifactFormatsBench } from './artifact-formats.js';
 import { runArtifactStartBench } from './artifact-start.js';
 import { runLoadBench } from './load.js';
+import { runRecordingBench } from './recording.js';
 
 const only = process.argv[2];
 if (!only || only === 'invocations') await runInvocationBench();
@@ -13,5 +14,6 @@ if (!only || only === 'sandbox') await runSandboxBench();
 if (!only || only === 'fetch') await runFetchBench();
 if (!only || only === 'artifacts') await runArtifactFormatsBench();
 if (!only || only === 'artifact-start') await runArtifactStartBench();
+if (!only || only === 'recording') await runRecordingBench();
 // Not in the default run: it takes the machine for about half an hour at its default size.
 if (only === 'load') await runLoadBench();

@@ -94,6 +94,8 @@ export interface Settings {
   maxArchiveBytes: number;
   /** Largest built artifact (BROWSERFN_MAX_ARTIFACT_BYTES): build pods fail BUNDLE_TOO_LARGE above it, the façade refuses to store more. */
   maxArtifactBytes: number;
+  /** Every file of one session's recording together (BROWSERFN_RECORDING_MAX_MB; docs/recording.md). */
+  recordingMaxBytes: number;
   /** Budget of the node agent's cache of verified artifacts, by sha256, under the data dir (BROWSERFN_ARTIFACT_CACHE_BYTES; 0: no cache). */
   artifactCacheBytes: number;
   /**
@@ -125,6 +127,8 @@ export const DEFAULT_MAX_ARCHIVE_BYTES = 50 * MiB;
 /** Also the build agent's default, when its pod was not given the variable. */
 export const DEFAULT_MAX_ARTIFACT_BYTES = 100 * MiB;
 const DEFAULT_ARTIFACT_CACHE_BYTES = 2 * 1024 * MiB;
+/** BROWSERFN_RECORDING_MAX_MB's default; also the pod agent's, when its input does not say. */
+export const DEFAULT_RECORDING_MAX_BYTES = 100 * MiB;
 
 /** Settings of the build agent (src/build: build-limits.ts, project-npmrc.ts, npm-settings.ts) that build pods get from the operator. */
 const BUILD_POD_VARIABLES = [
@@ -168,6 +172,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     podMaxProcesses: intFrom(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
     maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', DEFAULT_MAX_ARCHIVE_BYTES, 1024, 1024 * MiB),
     maxArtifactBytes,
+    recordingMaxBytes: Math.round(numberFrom(env.BROWSERFN_RECORDING_MAX_MB, 'BROWSERFN_RECORDING_MAX_MB', DEFAULT_RECORDING_MAX_BYTES / MiB, 0.01, 64 * 1024) * MiB),
     artifactCacheBytes: intFrom(env.BROWSERFN_ARTIFACT_CACHE_BYTES, 'BROWSERFN_ARTIFACT_CACHE_BYTES', DEFAULT_ARTIFACT_CACHE_BYTES, 0, Number.MAX_SAFE_INTEGER),
     featureEnv: {
       fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')),

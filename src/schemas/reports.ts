@@ -91,6 +91,8 @@ export interface InvocationInput {
   timeoutSeconds: number;
   region: string;
   secrets: Record<string, string>;
+  /** The session recording's size cap (BROWSERFN_RECORDING_MAX_MB); unset: the default. */
+  recordingMaxBytes?: number;
   /** What the artifact must hash to (a cold pod also has it in its spec; a pool member learns it here). */
   artifactSha256?: string;
 }

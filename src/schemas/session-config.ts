@@ -9,6 +9,8 @@ export interface SessionBrowserSettings {
   verified?: boolean;
   solveCaptchas?: boolean;
   blockAds?: boolean;
+  /** Record the session as video and rrweb events (docs/recording.md); on unless false. */
+  recordSession?: boolean;
   viewport?: { width?: number; height?: number };
   fingerprint?: Record<string, unknown>;
   extensionId?: string;

@@ -48,7 +48,7 @@ const ROUTES = internalRoutes.map((route) => ({
   method: route.method.toUpperCase(),
   // A pool member's wait for its assignment is asked not to wait here.
   path: (ns: string, name: string) =>
-    route.path.replace(':namespace', encodeURIComponent(ns)).replace(':name', encodeURIComponent(name)) + (route.path.endsWith('/assignment') ? '?waitSeconds=0' : ''),
+    route.path.replace(':namespace', encodeURIComponent(ns)).replace(':name', encodeURIComponent(name)).replace(':file', 'manifest.json') + (route.path.endsWith('/assignment') ? '?waitSeconds=0' : ''),
   body: route.method === 'post' ? invocationReport() : undefined,
 }));
 
@@ -174,13 +174,14 @@ describe('attack: pod tokens on the internal routes', function () {
   });
   after(async () => facade?.close());
 
-  it('lists every internal route (input, assignment, artifact to get and to store, report)', () => {
+  it('lists every internal route (input, assignment, artifact to get and to store, recording, report)', () => {
     assert.deepEqual(ROUTES.map((r) => `${r.method} ${r.path('n', 'p')}`).sort(), [
       'GET /internal/v1/pods/n/p/artifact',
       'GET /internal/v1/pods/n/p/assignment?waitSeconds=0',
       'GET /internal/v1/pods/n/p/input',
       'POST /internal/v1/pods/n/p/report',
       'PUT /internal/v1/pods/n/p/artifact',
+      'PUT /internal/v1/pods/n/p/recording/manifest.json',
     ]);
   });
 

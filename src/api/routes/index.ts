@@ -15,11 +15,18 @@ import functionsVersions from './functions/functions-versions.js';
 import invoke from './functions/invoke.js';
 import sessionsGet from './sessions/sessions-get.js';
 import sessionsLogs from './sessions/sessions-logs.js';
+import recordingGet from './sessions/recording-get.js';
+import { recordingDownloadsList, recordingDownloadsCreate } from './sessions/recording-downloads.js';
+import recordingDownloadFile from './sessions/recording-download-file.js';
+import replaysList from './sessions/replays-list.js';
+import replaysPage from './sessions/replays-page.js';
+import replaysSegment from './sessions/replays-segment.js';
 import podInput from './internal/pod-input.js';
 import podArtifact from './internal/pod-artifact.js';
 import podArtifactUpload from './internal/pod-artifact-upload.js';
 import podReport from './internal/pod-report.js';
 import podAssignment from './internal/pod-assignment.js';
+import podRecordingUpload from './internal/pod-recording-upload.js';
 
 export const functionRoutes: RouteDefinition[] = [
   buildsCreate,
@@ -37,6 +44,13 @@ export const functionRoutes: RouteDefinition[] = [
   invoke,
   sessionsGet,
   sessionsLogs,
+  recordingGet,
+  recordingDownloadsList,
+  recordingDownloadsCreate,
+  recordingDownloadFile,
+  replaysList,
+  replaysPage,
+  replaysSegment,
 ];
 
-export const internalRoutes: RouteDefinition[] = [podInput, podAssignment, podArtifact, podArtifactUpload, podReport];
+export const internalRoutes: RouteDefinition[] = [podInput, podAssignment, podArtifact, podArtifactUpload, podRecordingUpload, podReport];

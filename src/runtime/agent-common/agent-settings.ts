@@ -12,6 +12,8 @@ export interface AgentSettings {
   /** Writable, empty directory owned by this pod. */
   podDir: string;
   chromiumPath: string;
+  /** Encodes session recordings (BROWSERFN_FFMPEG_PATH); missing, sessions have no video. */
+  ffmpegPath: string;
   /** Chromium keeps its own sandbox (BROWSERFN_CHROMIUM_SANDBOX=1, set by a node agent whose pod sandbox allows it). */
   chromiumSandbox: boolean;
   /** node_modules providing the packages bundles keep external. */
@@ -58,6 +60,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     podToken: env.BROWSERFN_POD_TOKEN as string,
     podDir,
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
+    ffmpegPath: env.BROWSERFN_FFMPEG_PATH || '/usr/bin/ffmpeg',
     chromiumSandbox: env.BROWSERFN_CHROMIUM_SANDBOX === '1',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
     viewport: viewportFrom(env.BROWSERFN_VIEWPORT),

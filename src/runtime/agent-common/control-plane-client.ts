@@ -84,6 +84,11 @@ export class ControlPlaneClient {
     return { sha256, size: bytes.length };
   }
 
+  /** Stores one file of the session recording (the control plane checks its name and the size cap). */
+  async putRecordingFile(name: string, bytes: Buffer): Promise<void> {
+    await this.#request('PUT', `/recording/${encodeURIComponent(name)}`, FETCH_RETRY, bytes, { 'content-type': 'application/octet-stream' });
+  }
+
   /** Sends the report fitted to the sizes the control plane keeps (larger bodies are refused unread). */
   async postReport(report: PodReport): Promise<void> {
     await this.#request('POST', '/report', REPORT_RETRY, JSON.stringify(fitReport(report)), { 'content-type': 'application/json' });

@@ -3,9 +3,7 @@
 // load event fired). Memory stays bounded: past `maxSamples` the samples are thinned (every other
 // one dropped, the interval doubled), past `maxNavigations` the oldest navigation goes.
 import { emptySessionMetrics, thinSamples, type NavigationTiming, type SessionMetrics } from '../../schemas/session-metrics.js';
-
-/** Sends a CDP command to one attached page session. */
-export type PageSend = (method: string, params?: object) => Promise<unknown>;
+import type { PageInstrument, PageTarget, SendToPage } from './page-instrument.js';
 
 export interface MetricsSamplerLimits {
   intervalMs: number;
@@ -20,10 +18,10 @@ const NAVIGATION_ENTRY = "JSON.stringify((performance.getEntriesByType('navigati
 
 interface Page {
   pageId: string;
-  send: PageSend;
+  send: SendToPage;
 }
 
-export class MetricsSampler {
+export class MetricsSampler implements PageInstrument {
   readonly #limits: MetricsSamplerLimits;
   readonly #pages = new Map<string, Page>();
   #metrics: SessionMetrics;
@@ -35,20 +33,20 @@ export class MetricsSampler {
     this.#metrics = emptySessionMetrics(limits.intervalMs);
   }
 
-  /** A page session the recorder instrumented; sampled from now on. */
-  async pageAttached(sessionId: string, pageId: string, send: PageSend): Promise<void> {
+  /** A page the recorder instrumented; sampled from now on. */
+  async attach({ sessionId, targetId, send }: PageTarget): Promise<void> {
     if (this.#stopped) return;
-    this.#pages.set(sessionId, { pageId, send });
+    this.#pages.set(sessionId, { pageId: targetId, send });
     await send('Performance.enable', { timeDomain: 'timeTicks' });
     this.#schedule();
   }
 
-  pageDetached(sessionId: string): void {
+  detach({ sessionId }: PageTarget): void {
     this.#pages.delete(sessionId);
   }
 
-  /** Events of attached pages; a load event triggers a navigation entry and a sample of that page. */
-  onPageEvent(sessionId: string, method: string): void {
+  /** A load event of an attached page triggers a navigation entry and a sample of that page. */
+  onPageEvent({ sessionId }: PageTarget, method: string): void {
     const page = this.#pages.get(sessionId);
     if (!page || this.#stopped || method !== 'Page.loadEventFired') return;
     void this.#readNavigation(page);

@@ -1,11 +1,10 @@
 // Records a browser session over CDP for later inspection: console messages, page exceptions,
 // network requests/responses/failures and navigation/load events of every page, attached at
 // browser level (flattened sessions), so pages opened by any client are covered from their start.
-// Given a MetricsSampler, it hands the sampler each page it instruments and the events of its pages.
 import CDP from 'chrome-remote-interface';
 
 import type { SessionLogEntry } from '../../schemas/reports.js';
-import type { MetricsSampler } from './metrics-sampler.js';
+import type { PageInstrument, PageTarget } from './page-instrument.js';
 
 export type { SessionLogEntry };
 
@@ -45,17 +44,17 @@ export class SessionRecorder {
   readonly #client: CDP.Client;
   readonly #limits: RecorderLimits;
   readonly #entries: SessionLogEntry[] = [];
-  readonly #pageOfSession = new Map<string, string>();
+  /** Page targets by session, each with the promise of its domains enabled. */
+  readonly #pages = new Map<string, { page: PageTarget; ready: Promise<void> }>();
+  readonly #instruments: PageInstrument[] = [];
   #totalChars = 0;
   #dropped = 0;
   #stopped = false;
   readonly #instrumenting = new Set<Promise<void>>();
-  readonly #sampler: MetricsSampler | undefined;
 
-  private constructor(client: CDP.Client, limits: RecorderLimits, sampler: MetricsSampler | undefined) {
+  private constructor(client: CDP.Client, limits: RecorderLimits) {
     this.#client = client;
     this.#limits = limits;
-    this.#sampler = sampler;
   }
 
   /**
@@ -63,19 +62,27 @@ export class SessionRecorder {
    * recorder before they run; the pages already open are instrumented in the background, so the
    * handler's start is not held up (it must connect over CDP itself before it can drive one).
    */
-  static async start(wsEndpoint: string, limits: RecorderLimits = DEFAULT_RECORDER_LIMITS, sampler?: MetricsSampler): Promise<SessionRecorder> {
+  static async start(wsEndpoint: string, limits: RecorderLimits = DEFAULT_RECORDER_LIMITS): Promise<SessionRecorder> {
     // An empty protocol descriptor: the recorder only uses raw send/events, and building the typed
     // API from the full descriptor costs a few hundred milliseconds before the first invocation.
     const client = await CDP({ target: wsEndpoint, protocol: { domains: [] } as unknown as CDP.Protocol });
-    const recorder = new SessionRecorder(client, limits, sampler);
+    const recorder = new SessionRecorder(client, limits);
     client.on('event', (message: CDP.EventMessage) => {
       const pending = recorder.#onEvent(message);
-      if (!pending) return;
-      const tracked: Promise<void> = pending.finally(() => recorder.#instrumenting.delete(tracked));
-      recorder.#instrumenting.add(tracked);
+      if (pending) recorder.#track(pending);
     });
     await client.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
     return recorder;
+  }
+
+  /**
+   * Adds an instrument: pages attached from now on get it before they run, the pages already open
+   * get it in the background (the caller is not held up).
+   */
+  addInstrument(instrument: PageInstrument): void {
+    if (this.#stopped) return;
+    this.#instruments.push(instrument);
+    for (const { page, ready } of this.#pages.values()) this.#track(ready.then(() => attachQuietly(instrument, page), () => undefined));
   }
 
   /** Resolves once every page attached so far is instrumented. */
@@ -100,15 +107,23 @@ export class SessionRecorder {
     return entries;
   }
 
+  #track(pending: Promise<void>): void {
+    const tracked: Promise<void> = pending.finally(() => this.#instrumenting.delete(tracked));
+    this.#instrumenting.add(tracked);
+  }
+
   #onEvent(message: CDP.EventMessage): Promise<void> | undefined {
     if (this.#stopped) return undefined;
     if (message.method === 'Target.attachedToTarget') return this.#instrument(message.params as AttachedToTarget);
     if (message.method === 'Target.detachedFromTarget') {
-      this.#pageOfSession.delete((message.params as { sessionId: string }).sessionId);
-      this.#sampler?.pageDetached((message.params as { sessionId: string }).sessionId);
+      const sessionId = (message.params as { sessionId: string }).sessionId;
+      const page = this.#pages.get(sessionId)?.page;
+      this.#pages.delete(sessionId);
+      if (page) for (const instrument of this.#instruments) instrument.detach(page);
       return undefined;
     }
-    if (message.sessionId) this.#sampler?.onPageEvent(message.sessionId, message.method);
+    const page = message.sessionId ? this.#pages.get(message.sessionId)?.page : undefined;
+    if (page) for (const instrument of this.#instruments) instrument.onPageEvent(page, message.method, message.params as Record<string, unknown>);
     if (RECORDED_EVENTS.has(message.method)) this.#record(message);
     return undefined;
   }
@@ -119,9 +134,13 @@ export class SessionRecorder {
       (this.#client.send as (method: string, params: object, sessionId: string) => Promise<unknown>)(method, params, sessionId);
     try {
       if (targetInfo.type === 'page') {
-        this.#pageOfSession.set(sessionId, targetInfo.targetId);
-        await Promise.all([send('Runtime.enable'), send('Network.enable'), send('Page.enable')]);
-        void this.#sampler?.pageAttached(sessionId, targetInfo.targetId, send).catch(() => undefined);
+        const page: PageTarget = { targetId: targetInfo.targetId, sessionId, send };
+        // Instruments added from now on attach to this page themselves, once it is ready.
+        const instruments = [...this.#instruments];
+        const ready = Promise.all([send('Runtime.enable'), send('Network.enable'), send('Page.enable')]).then(() => undefined);
+        this.#pages.set(sessionId, { page, ready });
+        await ready;
+        await Promise.all(instruments.map((instrument) => attachQuietly(instrument, page)));
       }
     } catch {
       // The target went away while being instrumented.
@@ -150,7 +169,7 @@ export class SessionRecorder {
     this.#totalChars += serialized.length;
     const frame = params.frame as { id?: string; loaderId?: string } | undefined;
     const entry: SessionLogEntry = { method: message.method, timestamp: Date.now(), params: kept };
-    const pageId = message.sessionId ? this.#pageOfSession.get(message.sessionId) : undefined;
+    const pageId = message.sessionId ? this.#pages.get(message.sessionId)?.page.targetId : undefined;
     if (pageId) entry.pageId = pageId;
     if (message.sessionId) entry.sessionId = message.sessionId;
     const frameId = typeof params.frameId === 'string' ? params.frameId : frame?.id;
@@ -159,4 +178,9 @@ export class SessionRecorder {
     if (loaderId) entry.loaderId = loaderId;
     this.#entries.push(entry);
   }
+}
+
+/** An instrument that cannot set a page up leaves it unrecorded; the page runs all the same. */
+async function attachQuietly(instrument: PageInstrument, page: PageTarget): Promise<void> {
+  await instrument.attach(page).catch(() => undefined);
 }

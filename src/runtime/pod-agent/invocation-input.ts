@@ -26,6 +26,10 @@ export function parseInvocationInput(value: unknown): InvocationInput {
     if (typeof value.artifactSha256 === 'string' && /^[0-9a-f]{64}$/.test(value.artifactSha256)) input.artifactSha256 = value.artifactSha256;
     else problems.push('artifactSha256 must be a sha256 in hex');
   }
+  if (value.recordingMaxBytes !== undefined) {
+    if (Number.isInteger(value.recordingMaxBytes) && (value.recordingMaxBytes as number) > 0) input.recordingMaxBytes = value.recordingMaxBytes as number;
+    else problems.push('recordingMaxBytes must be a positive integer');
+  }
   if (typeof input.timeoutSeconds !== 'number' || !(input.timeoutSeconds > 0)) problems.push('timeoutSeconds must be a positive number');
   const secrets = optionalRecord(value.secrets, 'secrets', problems) ?? {};
   for (const [key, secret] of Object.entries(secrets)) {

@@ -9,6 +9,9 @@ import type { Logger } from '../../config/logger.js';
 import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
 import { MetricsSampler } from '../cdp-recorder/metrics-sampler.js';
 import { LiveChannel } from './live-view/live-channel.js';
+import type { SessionRecording } from '../cdp-recorder/session-recording.js';
+import { finishRecording, startRecording } from './recording-lifecycle.js';
+import { uploadRecording } from './recording-upload.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput } from '../sandbox/output-capture.js';
@@ -52,6 +55,7 @@ export class InvocationRun {
   /** The browser's main process, when it is a local one. */
   #browserPid: number | undefined;
   #recorderStart: Promise<SessionRecorder> | undefined;
+  #recording: SessionRecording | undefined;
   #user: SandboxedProcess | undefined;
   #userOutput: Promise<void> = Promise.resolve();
   #prepared: Prepared | undefined;
@@ -142,14 +146,18 @@ export class InvocationRun {
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
-    // The report says the session is over: its browser is gone by then.
-    return this.#report(outcome, await this.#endSession());
+    // The report says the session is over: its browser is gone and its recording stored by then.
+    const sessionLogs = await this.#endSession();
+    const recording = await finishRecording(this.#recording, this.#endedAt ?? new Date(), this.log);
+    if (recording.length > 0) await uploadRecording(this.control, recording, this.log);
+    return this.#report(outcome, sessionLogs);
   }
 
   /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
   async discard(): Promise<void> {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
     await this.#endSession();
+    await finishRecording(this.#recording, new Date(), this.log);
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -166,7 +174,10 @@ export class InvocationRun {
 
   #startRecorder(browser: LeasedBrowser): Promise<SessionRecorder> {
     if (this.#settled) throw new Error('invocation already ended');
-    this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs, this.#sampler);
+    this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs).then((recorder) => {
+      recorder.addInstrument(this.#sampler);
+      return recorder;
+    });
     return this.#recorderStart;
   }
 
@@ -255,8 +266,10 @@ export class InvocationRun {
     browser: Promise<LeasedBrowser>,
     recorder: Promise<SessionRecorder>,
   ): Promise<ServedInvocation> {
-    const [invocation, leased] = await Promise.all([input, browser, recorder]);
+    const [invocation, leased, attached] = await Promise.all([input, browser, recorder]);
     if (this.#settled) throw new Error('invocation already ended');
+    // Before the handler has the browser, so every page it opens is recorded from its start.
+    this.#recording = startRecording(this.settings, invocation, attached, this.log);
     this.#startedAt = new Date();
     this.log.info('invocation handed to the function code');
     const { controlUrl, namespace, podName, podToken } = this.settings;

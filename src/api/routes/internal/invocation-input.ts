@@ -23,5 +23,6 @@ export async function invocationInput(deps: ApiDeps, inv: InvocationObject): Pro
     // Resolved at start so attach/detach take effect from the next invocation.
     secrets: fn ? await resolveFunctionSecrets(deps.cluster, namespace, fn) : {},
     artifactSha256: artifactSha256Of(inv.spec.bundleConfigMap),
+    recordingMaxBytes: deps.settings.recordingMaxBytes,
   };
 }

@@ -7,6 +7,7 @@ import { conflict } from '../../../domain/errors.js';
 import type { LiveHub } from '../../live-view/live-hub.js';
 import { issueLiveToken } from '../../live-view/live-token.js';
 import { liveUrls, type ChromiumTarget } from '../../live-view/live-urls.js';
+import { facadeOrigin } from '../../facade-origin.js';
 
 /** The longest a live-view URL works, as the hosted service allows. */
 const MAX_EXPIRES_IN_SECONDS = 6 * 3600;
@@ -59,7 +60,7 @@ export function sessionsDebug(hub: LiveHub): RouteDefinition {
       const list = await channel.http('/json/list');
       const targets = list.status === 200 ? (JSON.parse(list.body.toString('utf8')) as ChromiumTarget[]) : [];
       ctx.set('cache-control', 'no-store');
-      ctx.body = liveUrls(`${ctx.protocol}://${ctx.host}`, session.id, token, targets);
+      ctx.body = liveUrls(facadeOrigin(ctx), session.id, token, targets);
     },
   });
 }

@@ -1,0 +1,77 @@
+// rrweb DOM events of every page: @rrweb/record runs in an isolated world of each new top-level
+// document (so page scripts can neither see nor feed it) and hands each event to a CDP binding that
+// only that world has. Pages that close before they load or block scripts just give fewer events.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { StoredRrwebEvent } from '../../schemas/recording.js';
+import type { PageInstrument, PageTarget } from './page-instrument.js';
+
+const WORLD = '__browserfn_recording';
+const BINDING = '__browserfnRrwebEmit';
+
+let cachedSource: string | undefined;
+
+/** The injected script: the rrweb UMD bundle, then record() emitting through the binding. */
+function recorderSource(): string {
+  if (cachedSource) return cachedSource;
+  // The package exports only its module entries; the browser bundle sits beside them.
+  const bundle = readFileSync(join(dirname(createRequire(import.meta.url).resolve('@rrweb/record')), 'record.umd.min.cjs'), 'utf8');
+  cachedSource = `(function () {
+  if (window !== window.top || globalThis.${BINDING}Started) return;
+  globalThis.${BINDING}Started = true;
+  (function () { var exports, module, define;
+${bundle}
+  }).call(globalThis);
+  const emit = globalThis.${BINDING};
+  globalThis.rrwebRecord.record({
+    emit: (event) => { try { emit(JSON.stringify(event)); } catch (e) {} },
+    sampling: { mousemove: 100, scroll: 150, input: 'last' },
+    recordCanvas: false,
+    collectFonts: false,
+  });
+})();`;
+  return cachedSource;
+}
+
+export interface RrwebOptions {
+  /** Takes an event's serialized size; false once the size cap is reached (the event is dropped). */
+  admit: (chars: number) => boolean;
+}
+
+export class RrwebCapture implements PageInstrument {
+  readonly #events: StoredRrwebEvent[] = [];
+
+  constructor(private readonly options: RrwebOptions) {}
+
+  async attach(page: PageTarget): Promise<void> {
+    await Promise.all([
+      page.send('Runtime.addBinding', { name: BINDING, executionContextName: WORLD }),
+      page.send('Page.addScriptToEvaluateOnNewDocument', { source: recorderSource(), worldName: WORLD }),
+    ]);
+  }
+
+  onPageEvent(page: PageTarget, method: string, params: Record<string, unknown>): void {
+    if (method !== 'Runtime.bindingCalled' || params.name !== BINDING || typeof params.payload !== 'string') return;
+    if (!this.options.admit(params.payload.length)) return;
+    try {
+      const event = JSON.parse(params.payload) as { type?: unknown; data?: unknown; timestamp?: unknown };
+      if (typeof event.type !== 'number' || typeof event.timestamp !== 'number') return;
+      const data = typeof event.data === 'object' && event.data !== null ? (event.data as Record<string, unknown>) : {};
+      this.#events.push({ type: event.type, data, timestamp: event.timestamp, pageId: page.targetId });
+    } catch {
+      // Not an rrweb event.
+    }
+  }
+
+  detach(): void {}
+
+  /** Ends the events with a custom event (rrweb type 5) marking where the size cap cut them. */
+  markCut(tag: string, payload: Record<string, unknown>, atMs: number, pageId: string): void {
+    this.#events.push({ type: 5, data: { tag, payload }, timestamp: atMs, pageId });
+  }
+
+  events(): StoredRrwebEvent[] {
+    return [...this.#events].sort((a, b) => a.timestamp - b.timestamp);
+  }
+}

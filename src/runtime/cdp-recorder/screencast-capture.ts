@@ -1,0 +1,115 @@
+// Every page's screencast (CDP Page.startScreencast) into a video of its own: a frame is acked once
+// the page's encoder took it, so a slow encoder slows the screencast, never the page. Frames of a
+// page that shows no document yet (the first tab, a new page before it navigates) are left out, so
+// a session whose handler never loads a page has no video.
+import { join } from 'node:path';
+import { FrameEncoder, type EncodedPage } from './frame-encoder.js';
+import type { PageInstrument, PageTarget } from './page-instrument.js';
+
+export interface ScreencastOptions {
+  ffmpegPath: string;
+  /** Each page's files go to a folder of its own under it. */
+  dir: string;
+  width: number;
+  height: number;
+  /** Whether frames may still be kept (the size cap); checked for every frame. */
+  accepting: () => boolean;
+  /** Called when a page's video failed (ffmpeg missing or broken), once per page. */
+  onFailure: (why: string) => void;
+}
+
+export interface CapturedPage {
+  pageId: string;
+  url: string;
+  startTimeMs: number;
+  endTimeMs: number;
+  dir: string;
+  encoded: EncodedPage;
+  failure?: string;
+}
+
+interface PageVideo {
+  page: PageTarget;
+  url: string;
+  dir: string;
+  /** Started with the page's first frame: pages that never paint cost no ffmpeg. */
+  encoder: FrameEncoder | undefined;
+  startTimeMs: number | undefined;
+  endTimeMs: number | undefined;
+  closedAt: number | undefined;
+  reportedFailure: boolean;
+}
+
+const JPEG_QUALITY = 70;
+
+export class ScreencastCapture implements PageInstrument {
+  readonly #videos = new Map<string, PageVideo>();
+
+  constructor(private readonly options: ScreencastOptions) {}
+
+  async attach(page: PageTarget): Promise<void> {
+    if (!this.options.accepting()) return;
+    const { width, height } = this.options;
+    const dir = join(this.options.dir, page.targetId.toLowerCase());
+    this.#videos.set(page.sessionId, { page, url: '', dir, encoder: undefined, startTimeMs: undefined, endTimeMs: undefined, closedAt: undefined, reportedFailure: false });
+    await page.send('Page.startScreencast', { format: 'jpeg', quality: JPEG_QUALITY, maxWidth: width, maxHeight: height, everyNthFrame: 1 });
+  }
+
+  onPageEvent(page: PageTarget, method: string, params: Record<string, unknown>): void {
+    const video = this.#videos.get(page.sessionId);
+    if (!video) return;
+    if (method === 'Page.frameNavigated') {
+      const frame = params.frame as { parentId?: string; url?: string } | undefined;
+      if (frame && !frame.parentId && frame.url) video.url = frame.url;
+    } else if (method === 'Page.screencastFrame') {
+      void this.#onFrame(page, video, params);
+    }
+  }
+
+  detach(page: PageTarget): void {
+    const video = this.#videos.get(page.sessionId);
+    if (video) video.closedAt ??= Date.now();
+  }
+
+  /** Stops every page's screencast (the size cap was reached); what was encoded is kept. */
+  stopScreencasts(): void {
+    for (const video of this.#videos.values()) void video.page.send('Page.stopScreencast').catch(() => undefined);
+  }
+
+  /** Ends every page's video at `atMs` (or when its page closed) and says what the pages that painted produced. */
+  async finish(atMs: number): Promise<CapturedPage[]> {
+    const painted = [...this.#videos.values()].filter((video) => video.encoder);
+    return Promise.all(
+      painted.map(async (video) => {
+        const end = Math.max(video.endTimeMs!, Math.min(atMs, video.closedAt ?? atMs));
+        const encoded = await video.encoder!.finish(end);
+        const failure = video.encoder!.failure;
+        return { pageId: video.page.targetId, url: video.url, startTimeMs: video.startTimeMs!, endTimeMs: end, dir: video.dir, encoded, ...(failure ? { failure } : {}) };
+      }),
+    );
+  }
+
+  /** Bytes of every page's files so far. */
+  bytesOnDisk(): number {
+    let total = 0;
+    for (const video of this.#videos.values()) total += video.encoder?.bytesOnDisk() ?? 0;
+    return total;
+  }
+
+  async #onFrame(page: PageTarget, video: PageVideo, params: Record<string, unknown>): Promise<void> {
+    const metadata = params.metadata as { timestamp?: number } | undefined;
+    const atMs = typeof metadata?.timestamp === 'number' ? Math.round(metadata.timestamp * 1000) : Date.now();
+    if (video.url !== '' && video.url !== 'about:blank' && video.closedAt === undefined && this.options.accepting()) {
+      video.startTimeMs ??= atMs;
+      video.endTimeMs = atMs;
+      const { ffmpegPath, width, height } = this.options;
+      video.encoder ??= new FrameEncoder({ ffmpegPath, dir: video.dir, segmentBaseUrl: `${page.targetId}/`, width, height });
+      await video.encoder.addFrame(Buffer.from(String(params.data), 'base64'), atMs);
+      if (video.encoder.failure && !video.reportedFailure) {
+        video.reportedFailure = true;
+        this.options.onFailure(video.encoder.failure);
+      }
+    }
+    await page.send('Page.screencastFrameAck', { sessionId: params.sessionId }).catch(() => undefined);
+  }
+}

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import Browserbase from '@browserbasehq/sdk';
+import { chromium } from 'playwright-core';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { startHoldServer, type HoldServer } from '../support/hold-server.js';
@@ -157,6 +158,38 @@ describe('live view and session metrics (embedded)', function () {
     const archived = await svc.request('GET', `/v1/sessions/${sessionId}/metrics`);
     assert.equal(archived.status, 200);
     assert.deepEqual(archived.body, metrics.body, 'the archived record serves the same metrics');
+  });
+
+  it('opens the DevTools frontend in a browser through the façade, every file it loads found, showing the live page\'s DOM', async () => {
+    const { invocationId, sessionId } = await startHeld();
+    const live = await svc.request('GET', `/v1/sessions/${sessionId}/debug`);
+    assert.equal(live.status, 200, JSON.stringify(live.body));
+    const page = live.body.pages.find((p: { url: string }) => p.url === `${pages.url}/live`);
+    const browser = await chromium.launch({ executablePath: process.env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium' });
+    try {
+      const tab = await browser.newPage();
+      const failed: string[] = [];
+      tab.on('response', (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
+      tab.on('requestfailed', (request) => failed.push(`${request.failure()?.errorText} ${request.url()}`));
+      await tab.goto(page.debuggerFullscreenUrl);
+      // The Elements panel shows the live page's DOM (its script's text), read over the relayed socket.
+      await tab.waitForFunction(() => {
+        const texts: string[] = [];
+        const walk = (root: Document | ShadowRoot) => {
+          for (const el of Array.from(root.querySelectorAll('*'))) {
+            if (el.shadowRoot) walk(el.shadowRoot);
+            if (el.childElementCount === 0 && el.textContent) texts.push(el.textContent);
+          }
+        };
+        walk(document);
+        return texts.some((text) => text.includes("console.log('page script ran')"));
+      }, undefined, { timeout: 60_000 }).catch((err: Error) => assert.fail(`${err.message}; failed loads: ${failed.join(', ') || 'none'}`));
+      assert.deepEqual(failed.filter((entry) => entry.includes('/devtools/')), [], 'every DevTools file loads');
+    } finally {
+      await browser.close();
+    }
+    hold.release();
+    assert.equal((await waitInvocation(svc, invocationId)).status, 'COMPLETED');
   });
 
   it('view-only refuses commands that act and allows reads; tokens are bound to their session and expire', async () => {

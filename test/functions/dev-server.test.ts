@@ -147,9 +147,10 @@ describe('browserfn dev with a project written for @browserbasehq/sdk-functions 
 
   it('answers the hosted routes: GET /, OPTIONS, POST /v1/functions/{name}/invoke with {params} → the result', async () => {
     assert.deepEqual((await dev.request('GET', '/')).body, { ok: true });
-    const preflight = await dev.request('OPTIONS', '/v1/functions/sdkf-page-title/invoke');
+    // A page of a local front end may call it (its origin allowed exactly); other sites get a 403 (test/server/dev-server-parts.test.ts).
+    const preflight = await dev.request('OPTIONS', '/v1/functions/sdkf-page-title/invoke', undefined, { origin: 'http://localhost:5173' });
     assert.equal(preflight.status, 200);
-    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+    assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:5173');
 
     const from = dev.output().length;
     const done = await dev.request('POST', '/v1/functions/sdkf-page-title/invoke', { params: { url: `${pages.url}/dev`, greeting: 'hi' } });

@@ -17,7 +17,7 @@ export interface DevProcess {
   output(): string;
   /** Resolves with the first line matching, printed after `from` characters of output. */
   line(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; text: string; body: any }>;
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; text: string; body: any }>;
   /** SIGTERM; fails if a pod's process outlives it. */
   stop(): Promise<void>;
 }
@@ -48,8 +48,12 @@ export async function startDev(root: string, entry: string, args: string[] = [],
     dataDir,
     output: () => text,
     line,
-    async request(method, path, body) {
-      const response = await fetch(url + path, { method, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    async request(method, path, body, headers = {}) {
+      const response = await fetch(url + path, {
+        method,
+        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      });
       const raw = await response.text();
       let parsed: unknown;
       try {

@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { totalmem } from 'node:os';
+import { intValue, numberValue, oneOfValue } from './env-values.js';
 
 export interface ApiKeyBinding {
   key: string;
@@ -148,9 +149,9 @@ export function loadSettings(input: SettingsInput = {}): Settings {
   const dataDir = resolve(input.dataDir ?? env.BROWSERFN_DATA_DIR ?? '.data');
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
-  const port = input.port ?? intFrom(env.PORT, 'PORT', 3000, 0, 65535);
+  const port = input.port ?? intValue(env.PORT, 'PORT', 3000, 0, 65535);
   const { apiKeys, generated } = resolveApiKeys(env, dataDir);
-  const maxArtifactBytes = intFrom(env.BROWSERFN_MAX_ARTIFACT_BYTES, 'BROWSERFN_MAX_ARTIFACT_BYTES', DEFAULT_MAX_ARTIFACT_BYTES, 1024, 4096 * MiB);
+  const maxArtifactBytes = intValue(env.BROWSERFN_MAX_ARTIFACT_BYTES, 'BROWSERFN_MAX_ARTIFACT_BYTES', DEFAULT_MAX_ARTIFACT_BYTES, 1024, 4096 * MiB);
 
   return {
     host: input.host ?? env.BROWSERFN_HOST ?? '127.0.0.1',
@@ -158,22 +159,22 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     dataDir,
     apiKeys,
     generatedApiKey: generated,
-    maxConcurrentInvocations: intFrom(env.BROWSERFN_MAX_CONCURRENT_INVOCATIONS, 'BROWSERFN_MAX_CONCURRENT_INVOCATIONS', 4, 1, 1000),
+    maxConcurrentInvocations: intValue(env.BROWSERFN_MAX_CONCURRENT_INVOCATIONS, 'BROWSERFN_MAX_CONCURRENT_INVOCATIONS', 4, 1, 1000),
     projectQueue: {
-      maxRunning: intFrom(env.BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT', 0, 0, 1000),
-      maxQueued: intFrom(env.BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT', 1000, 1, 1_000_000),
+      maxRunning: intValue(env.BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT', 0, 0, 1000),
+      maxQueued: intValue(env.BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT', 1000, 1, 1_000_000),
     },
-    maxConcurrentBuilds: intFrom(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
+    maxConcurrentBuilds: intValue(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium',
     npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),
     controlUrl: env.BROWSERFN_CONTROL_URL,
-    sandbox: oneOf(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
-    sandboxNetwork: oneOf(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
-    podMaxProcesses: intFrom(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
-    maxArchiveBytes: intFrom(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', DEFAULT_MAX_ARCHIVE_BYTES, 1024, 1024 * MiB),
+    sandbox: oneOfValue(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
+    sandboxNetwork: oneOfValue(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
+    podMaxProcesses: intValue(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
+    maxArchiveBytes: intValue(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', DEFAULT_MAX_ARCHIVE_BYTES, 1024, 1024 * MiB),
     maxArtifactBytes,
-    recordingMaxBytes: Math.round(numberFrom(env.BROWSERFN_RECORDING_MAX_MB, 'BROWSERFN_RECORDING_MAX_MB', DEFAULT_RECORDING_MAX_BYTES / MiB, 0.01, 64 * 1024) * MiB),
-    artifactCacheBytes: intFrom(env.BROWSERFN_ARTIFACT_CACHE_BYTES, 'BROWSERFN_ARTIFACT_CACHE_BYTES', DEFAULT_ARTIFACT_CACHE_BYTES, 0, Number.MAX_SAFE_INTEGER),
+    recordingMaxBytes: Math.round(numberValue(env.BROWSERFN_RECORDING_MAX_MB, 'BROWSERFN_RECORDING_MAX_MB', DEFAULT_RECORDING_MAX_BYTES / MiB, 0.01, 64 * 1024) * MiB),
+    artifactCacheBytes: intValue(env.BROWSERFN_ARTIFACT_CACHE_BYTES, 'BROWSERFN_ARTIFACT_CACHE_BYTES', DEFAULT_ARTIFACT_CACHE_BYTES, 0, Number.MAX_SAFE_INTEGER),
     featureEnv: {
       fetch: pick(env, (name) => name.startsWith('BROWSERFN_FETCH_')),
       webhooks: pick(env, (name) => name.startsWith('BROWSERFN_WEBHOOK_')),
@@ -184,10 +185,10 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     watchNamespaces: namespaceList(env.BROWSERFN_WATCH_NAMESPACES),
     artifactStore: artifactStoreFrom(env, dataDir),
     retention: {
-      finishedTtlSeconds: intFrom(env.BROWSERFN_FINISHED_TTL_SECONDS, 'BROWSERFN_FINISHED_TTL_SECONDS', 3600, 0, 10 * 365 * 86400),
-      retentionDays: numberFrom(env.BROWSERFN_RETENTION_DAYS, 'BROWSERFN_RETENTION_DAYS', 30, 0.00001, 36500),
-      keepVersions: intFrom(env.BROWSERFN_KEEP_VERSIONS, 'BROWSERFN_KEEP_VERSIONS', 10, 1, 100_000),
-      sweepIntervalSeconds: intFrom(env.BROWSERFN_RETENTION_SWEEP_SECONDS, 'BROWSERFN_RETENTION_SWEEP_SECONDS', 3600, 1, 7 * 86400),
+      finishedTtlSeconds: intValue(env.BROWSERFN_FINISHED_TTL_SECONDS, 'BROWSERFN_FINISHED_TTL_SECONDS', 3600, 0, 10 * 365 * 86400),
+      retentionDays: numberValue(env.BROWSERFN_RETENTION_DAYS, 'BROWSERFN_RETENTION_DAYS', 30, 0.00001, 36500),
+      keepVersions: intValue(env.BROWSERFN_KEEP_VERSIONS, 'BROWSERFN_KEEP_VERSIONS', 10, 1, 100_000),
+      sweepIntervalSeconds: intValue(env.BROWSERFN_RETENTION_SWEEP_SECONDS, 'BROWSERFN_RETENTION_SWEEP_SECONDS', 3600, 1, 7 * 86400),
     },
     warmPool: warmPoolFrom(env),
     podMemory: podMemoryFrom(env),
@@ -195,23 +196,23 @@ export function loadSettings(input: SettingsInput = {}): Settings {
 }
 
 function podMemoryFrom(env: NodeJS.ProcessEnv): PodMemorySettings {
-  const limitMiB = intFrom(env.BROWSERFN_POD_MEMORY_MB, 'BROWSERFN_POD_MEMORY_MB', 2048, 64, 1024 * 1024);
-  const shmMiB = intFrom(env.BROWSERFN_POD_SHM_MB, 'BROWSERFN_POD_SHM_MB', Math.min(512, limitMiB), 1, 1024 * 1024);
+  const limitMiB = intValue(env.BROWSERFN_POD_MEMORY_MB, 'BROWSERFN_POD_MEMORY_MB', 2048, 64, 1024 * 1024);
+  const shmMiB = intValue(env.BROWSERFN_POD_SHM_MB, 'BROWSERFN_POD_SHM_MB', Math.min(512, limitMiB), 1, 1024 * 1024);
   if (shmMiB > limitMiB) throw new Error(`BROWSERFN_POD_SHM_MB (${shmMiB}) must not exceed BROWSERFN_POD_MEMORY_MB (${limitMiB}): /dev/shm counts against the pod's memory`);
   return { limitMiB, shmMiB };
 }
 
 function warmPoolFrom(env: NodeJS.ProcessEnv): WarmPoolSettings {
-  const size = intFrom(env.BROWSERFN_WARM_POOL_SIZE, 'BROWSERFN_WARM_POOL_SIZE', 2, 0, 100);
-  const maxSize = intFrom(env.BROWSERFN_WARM_POOL_MAX, 'BROWSERFN_WARM_POOL_MAX', Math.max(8, size), 0, 100);
+  const size = intValue(env.BROWSERFN_WARM_POOL_SIZE, 'BROWSERFN_WARM_POOL_SIZE', 2, 0, 100);
+  const maxSize = intValue(env.BROWSERFN_WARM_POOL_MAX, 'BROWSERFN_WARM_POOL_MAX', Math.max(8, size), 0, 100);
   if (maxSize < size) throw new Error(`BROWSERFN_WARM_POOL_MAX (${maxSize}) must be at least BROWSERFN_WARM_POOL_SIZE (${size})`);
   return {
     size,
     maxSize,
-    idleSeconds: intFrom(env.BROWSERFN_WARM_POOL_IDLE_SECONDS, 'BROWSERFN_WARM_POOL_IDLE_SECONDS', 600, 0, 7 * 86400),
-    maxAgeSeconds: intFrom(env.BROWSERFN_WARM_POOL_MAX_AGE_SECONDS, 'BROWSERFN_WARM_POOL_MAX_AGE_SECONDS', 1800, 60, 7 * 86400),
+    idleSeconds: intValue(env.BROWSERFN_WARM_POOL_IDLE_SECONDS, 'BROWSERFN_WARM_POOL_IDLE_SECONDS', 600, 0, 7 * 86400),
+    maxAgeSeconds: intValue(env.BROWSERFN_WARM_POOL_MAX_AGE_SECONDS, 'BROWSERFN_WARM_POOL_MAX_AGE_SECONDS', 1800, 60, 7 * 86400),
     // A quarter of the machine's memory by default: idle browsers must not crowd out the ones at work.
-    memoryCapBytes: intFrom(env.BROWSERFN_WARM_POOL_MEMORY_MB, 'BROWSERFN_WARM_POOL_MEMORY_MB', Math.floor(totalmem() / 4 / MiB), 0, 1024 * 1024) * MiB,
+    memoryCapBytes: intValue(env.BROWSERFN_WARM_POOL_MEMORY_MB, 'BROWSERFN_WARM_POOL_MEMORY_MB', Math.floor(totalmem() / 4 / MiB), 0, 1024 * 1024) * MiB,
   };
 }
 
@@ -259,7 +260,7 @@ export function isProjectName(name: string): boolean {
 }
 
 function artifactStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): ArtifactStoreSettings {
-  const kind = oneOf(env.BROWSERFN_ARTIFACT_STORE, 'BROWSERFN_ARTIFACT_STORE', ['filesystem', 's3'] as const, 'filesystem');
+  const kind = oneOfValue(env.BROWSERFN_ARTIFACT_STORE, 'BROWSERFN_ARTIFACT_STORE', ['filesystem', 's3'] as const, 'filesystem');
   if (kind === 'filesystem') return { kind, dir: resolve(env.BROWSERFN_ARTIFACT_DIR || join(dataDir, 'artifacts')) };
   const bucket = env.BROWSERFN_S3_BUCKET ?? '';
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
@@ -277,29 +278,10 @@ function artifactStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): ArtifactSto
     region: env.BROWSERFN_S3_REGION || 'us-east-1',
     bucket,
     keyPrefix,
-    forcePathStyle: oneOf(env.BROWSERFN_S3_FORCE_PATH_STYLE, 'BROWSERFN_S3_FORCE_PATH_STYLE', ['true', 'false'] as const, endpoint ? 'true' : 'false') === 'true',
+    forcePathStyle: oneOfValue(env.BROWSERFN_S3_FORCE_PATH_STYLE, 'BROWSERFN_S3_FORCE_PATH_STYLE', ['true', 'false'] as const, endpoint ? 'true' : 'false') === 'true',
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
   };
 }
 
-function numberFrom(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
 
-function oneOf<T extends string>(raw: string | undefined, name: string, allowed: readonly T[], fallback: T): T {
-  if (raw === undefined || raw === '') return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
 
-function intFrom(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}

@@ -2,6 +2,7 @@
 // Every variable, its default and meaning is listed in docs/fetch.md.
 import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
+import { boolValue, intValue } from '../config/env-values.js';
 
 export const FETCH_FORMATS = ['raw', 'markdown', 'json'] as const;
 export type FetchFormat = (typeof FETCH_FORMATS)[number];
@@ -48,40 +49,25 @@ export interface QuotaRule {
 export function loadFetchSettings(env: NodeJS.ProcessEnv = process.env): FetchSettings {
   const cores = availableParallelism();
   return {
-    timeoutMs: int(env, 'BROWSERFN_FETCH_TIMEOUT_MS', 60_000, 100, 600_000),
-    maxBodyBytes: int(env, 'BROWSERFN_FETCH_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
-    maxRedirects: int(env, 'BROWSERFN_FETCH_MAX_REDIRECTS', 10, 0, 50),
-    maxConcurrentPerProject: int(env, 'BROWSERFN_FETCH_MAX_CONCURRENT_PER_PROJECT', 16, 1, 10_000),
-    maxConcurrentTotal: int(env, 'BROWSERFN_FETCH_MAX_CONCURRENT', 64, 1, 100_000),
-    allowPrivate: bool(env, 'BROWSERFN_FETCH_ALLOW_PRIVATE'),
+    timeoutMs: intValue(env['BROWSERFN_FETCH_TIMEOUT_MS'], 'BROWSERFN_FETCH_TIMEOUT_MS', 60_000, 100, 600_000),
+    maxBodyBytes: intValue(env['BROWSERFN_FETCH_MAX_BODY_BYTES'], 'BROWSERFN_FETCH_MAX_BODY_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    maxRedirects: intValue(env['BROWSERFN_FETCH_MAX_REDIRECTS'], 'BROWSERFN_FETCH_MAX_REDIRECTS', 10, 0, 50),
+    maxConcurrentPerProject: intValue(env['BROWSERFN_FETCH_MAX_CONCURRENT_PER_PROJECT'], 'BROWSERFN_FETCH_MAX_CONCURRENT_PER_PROJECT', 16, 1, 10_000),
+    maxConcurrentTotal: intValue(env['BROWSERFN_FETCH_MAX_CONCURRENT'], 'BROWSERFN_FETCH_MAX_CONCURRENT', 64, 1, 100_000),
+    allowPrivate: boolValue(env['BROWSERFN_FETCH_ALLOW_PRIVATE'], 'BROWSERFN_FETCH_ALLOW_PRIVATE'),
     allowCidrs: cidrs(env.BROWSERFN_FETCH_ALLOW_CIDRS),
     proxyUrl: proxy(env.BROWSERFN_FETCH_PROXY),
     userAgent: env.BROWSERFN_FETCH_USER_AGENT?.trim() || 'Mozilla/5.0 (compatible; browserfn-fetch/0.1)',
-    workers: int(env, 'BROWSERFN_FETCH_WORKERS', Math.max(2, Math.min(4, cores)), 1, 64),
-    conversionTimeoutMs: int(env, 'BROWSERFN_FETCH_CONVERSION_TIMEOUT_MS', 30_000, 100, 600_000),
-    workerHeapMb: int(env, 'BROWSERFN_FETCH_WORKER_HEAP_MB', 512, 64, 16_384),
+    workers: intValue(env['BROWSERFN_FETCH_WORKERS'], 'BROWSERFN_FETCH_WORKERS', Math.max(2, Math.min(4, cores)), 1, 64),
+    conversionTimeoutMs: intValue(env['BROWSERFN_FETCH_CONVERSION_TIMEOUT_MS'], 'BROWSERFN_FETCH_CONVERSION_TIMEOUT_MS', 30_000, 100, 600_000),
+    workerHeapMb: intValue(env['BROWSERFN_FETCH_WORKER_HEAP_MB'], 'BROWSERFN_FETCH_WORKER_HEAP_MB', 512, 64, 16_384),
     formats: formats(env.BROWSERFN_FETCH_FORMATS),
     quotas: quotas(env.BROWSERFN_FETCH_QUOTAS),
-    quotaWindowMs: int(env, 'BROWSERFN_FETCH_QUOTA_WINDOW_SECONDS', 86_400, 1, 366 * 86_400) * 1000,
+    quotaWindowMs: intValue(env['BROWSERFN_FETCH_QUOTA_WINDOW_SECONDS'], 'BROWSERFN_FETCH_QUOTA_WINDOW_SECONDS', 86_400, 1, 366 * 86_400) * 1000,
   };
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
-function bool(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
-  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
-  throw new Error(`${name} must be 1 or 0, got "${env[name]}"`);
-}
 
 function cidrs(raw: string | undefined): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
   if (!raw?.trim()) return [];

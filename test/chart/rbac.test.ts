@@ -29,7 +29,7 @@ import type { Manager } from '../../src/controller/runtime/manager.js';
 import { systemClock } from '../../src/controller/runtime/clock.js';
 import { Labels, Roles, type BuildObject, type FunctionObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
-import { controlPlaneUnavailable, ensureControlPlane, kubectl, repoRoot } from '../support/controlplane.js';
+import { controlPlaneUnavailable, ensureControlPlane, KUBECONFIG_PATH, kubectl, repoRoot } from '../support/controlplane.js';
 import { HELM, helmUnavailable } from '../support/chart-tools.js';
 import { waitFor } from '../support/service.js';
 
@@ -122,7 +122,7 @@ const unavailable = controlPlaneUnavailable();
 
     const fn = newObject<FunctionObject>(Kinds.Function, { name: 'page-title', namespace: projectA }, { spec: { name: 'page-title', source: { inline: "import { defineFn } from 'browserfn';\ndefineFn('page-title', async () => ({ ok: true }));\n" } } });
     await must(['apply', '-f', '-'], JSON.stringify(fn));
-    const admin = await openKubeCluster({ kubeconfigPath: join(ROOT, '.cache', 'controlplane', 'kubeconfig') });
+    const admin = await openKubeCluster({ kubeconfigPath: KUBECONFIG_PATH });
     try {
       const build = await waitFor('the Build of the hand-written Function, started', async () => {
         const { items } = await admin.resource<BuildObject>(Kinds.Build).list(projectA);
@@ -185,7 +185,7 @@ const unavailable = controlPlaneUnavailable();
     assert.equal((await call('GET', '/v1/secrets')).status, 200);
 
     // A published Function, written as the build reconciler would, so that invoke has a version to run.
-    const admin = await openKubeCluster({ kubeconfigPath: join(ROOT, '.cache', 'controlplane', 'kubeconfig') });
+    const admin = await openKubeCluster({ kubeconfigPath: KUBECONFIG_PATH });
     let fn: FunctionObject;
     try {
       fn = await admin.resource<FunctionObject>(Kinds.Function).create(

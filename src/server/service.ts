@@ -39,6 +39,8 @@ import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 import { decideNodeMemory } from './node-memory.js';
 
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface ServiceOptions {
   backend: 'embedded' | 'kube';
   /** kube backend: a kubeconfig file (default loading rules when absent, in-cluster inside a pod). */
@@ -106,7 +108,10 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       ? [...functionRoutes, ...liveViewRoutes(liveHub), ...secretRoutes, ...webhookRoutes({ settings: webhookSettings }), ...fetchRoutes({ service: fetchService }), ...internalRoutes]
       : [];
   const app = createApp(deps, { routes, isReady: () => ready });
-  const server = createServer(app.callback());
+  // Idle keep-alive connections are closed by clients first (undici after 4 s, load balancers after
+  // 60 s), never by the server as a client reuses one: with Node's 5 s, a busy event loop fired the
+  // server's timer just as the next request went out, which then failed with a connection reset.
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 }, app.callback());
   if (liveHub) acceptLiveViewUpgrades(server, liveHub, deps);
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;

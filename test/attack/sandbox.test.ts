@@ -12,6 +12,7 @@ import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modu
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
+import { processTreeOf } from '../support/processes.js';
 
 const PACKAGE_ROOT = dirname(defaultRuntimeModulesDir());
 
@@ -193,14 +194,22 @@ describe('attack: a Function leaving its pod sandbox', function () {
         return [];
       }
     };
+    // Only this service's pods (they descend from this process): other servers on the machine may run pods as these users too.
+    const ourPodProcesses = () => {
+      const tree = new Set(processTreeOf(new Set([process.pid])).map((p) => p.pid));
+      return podUserProcesses().filter((pid) => tree.has(pid));
+    };
     const chromium = await waitFor('the pod\'s Chromium to run as a pod user', async () => {
-      const found = podUserProcesses().map(cmdline).find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
+      const found = ourPodProcesses().map(cmdline).find((args) => args.some((arg) => arg.startsWith('--remote-debugging-port')));
       return found;
     }, 60_000);
     assert.ok(!chromium.includes('--no-sandbox'), `Chromium runs with its own sandbox: ${chromium.join(' ')}`);
+    const before = ourPodProcesses();
     serviceStopped = true;
     await svc.service.stop();
-    assert.deepEqual(podUserProcesses(), [], 'processes of the pod outlived the stop');
+    // Orphans are reparented away from this process, so those seen before the stop are looked up by pid.
+    const living = new Set(podUserProcesses());
+    assert.deepEqual(before.filter((pid) => living.has(pid)), [], 'processes of the pod outlived the stop');
   });
 });
 

@@ -1,5 +1,6 @@
 // Reading one setting's raw environment value: unset or empty takes the default; anything else must
 // be valid, or start-up fails naming the variable, what it must be and what it was.
+import { isIP } from 'node:net';
 
 export function intValue(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -27,4 +28,12 @@ export function oneOfValue<T extends string>(raw: string | undefined, name: stri
   if (raw === undefined || raw === '') return fallback;
   if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+/** An IPv4 or IPv6 address; unset or empty is undefined. */
+export function ipValue(raw: string | undefined, name: string): string | undefined {
+  const value = (raw ?? '').trim();
+  if (value === '') return undefined;
+  if (!isIP(value)) throw new Error(`${name} must be an IP address, got "${raw}"`);
+  return value;
 }

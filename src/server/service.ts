@@ -18,6 +18,7 @@ import { buildLimits } from '../build/build-limits.js';
 import { secretRoutes } from '../api/routes/secrets/index.js';
 import { liveViewRoutes } from '../api/routes/sessions/live-view-routes.js';
 import { LiveHub } from '../api/live-view/live-hub.js';
+import { LiveLocator } from '../api/live-view/live-locator.js';
 import { acceptLiveViewUpgrades } from '../api/live-view/live-upgrade.js';
 import { webhookRoutes } from '../api/routes/webhooks/index.js';
 import { loadWebhookSettings } from '../webhooks/settings.js';
@@ -101,28 +102,30 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   // Feature settings are parsed here, at start, so a bad value stops the service with a clear message.
   const fetchService = options.api ? new FetchService(loadFetchSettings(settings.featureEnv.fetch)) : undefined;
   buildLimits(settings.featureEnv.buildPods);
-  const liveHub = options.api ? new LiveHub() : undefined;
+  const liveView = options.api ? new LiveLocator(new LiveHub(), deps) : undefined;
   const webhookSettings = loadWebhookSettings(settings.featureEnv.webhooks);
   const routes: RouteDefinition[] =
-    fetchService && liveHub
-      ? [...functionRoutes, ...liveViewRoutes(liveHub), ...secretRoutes, ...webhookRoutes({ settings: webhookSettings }), ...fetchRoutes({ service: fetchService }), ...internalRoutes]
+    fetchService && liveView
+      ? [...functionRoutes, ...liveViewRoutes(liveView), ...secretRoutes, ...webhookRoutes({ settings: webhookSettings }), ...fetchRoutes({ service: fetchService }), ...internalRoutes]
       : [];
   const app = createApp(deps, { routes, isReady: () => ready });
   // Idle keep-alive connections are closed by clients first (undici after 4 s, load balancers after
   // 60 s), never by the server as a client reuses one: with Node's 5 s, a busy event loop fired the
   // server's timer just as the next request went out, which then failed with a connection reset.
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 }, app.callback());
-  if (liveHub) acceptLiveViewUpgrades(server, liveHub, deps);
+  if (liveView) acceptLiveViewUpgrades(server, liveView, deps);
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
   const reachableHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const url = `http://${reachableHost.includes(':') ? `[${reachableHost}]` : reachableHost}:${port}`;
+  // Other API replicas reach this one at its pod's address, to serve live views whose pod dialled here.
+  liveView?.announceAs(settings.podIP ? `http://${settings.podIP.includes(':') ? `[${settings.podIP}]` : settings.podIP}:${port}` : undefined);
 
   async function stop(): Promise<void> {
     ready = false;
     // API first: pods stopped below then cannot report, so their invocations are retried on the next start.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    liveHub?.closeAll();
+    liveView?.hub.closeAll();
     server.closeAllConnections();
     await closed;
     await fetchService?.close();

@@ -19,8 +19,17 @@ describe('live view: tokens, view-only, paths; session metrics cap', () => {
     assert.deepEqual(check.claims, { project: 'default', sessionId: SESSION, viewOnly: true, exp });
     assert.match((verifyLiveToken(SECRET, token, '00000000-0000-4000-8000-000000000000') as { reason: string }).reason, /another session/);
     assert.equal(verifyLiveToken('other-secret', token, SESSION).ok, false);
-    assert.match((verifyLiveToken(SECRET, token, SESSION, exp) as { reason: string }).reason, /expired/);
+    assert.match((verifyLiveToken(SECRET, token, SESSION, { nowMs: exp }) as { reason: string }).reason, /expired/);
     assert.equal(verifyLiveToken(SECRET, `${token}x`, SESSION).ok, false);
+  });
+
+  it('a viewer token never passes as a replica token, nor a replica token as a viewer token', () => {
+    const claims = { project: 'default', sessionId: SESSION, viewOnly: false, exp: Date.now() + 60_000 };
+    const viewer = issueLiveToken(SECRET, claims);
+    const replica = issueLiveToken(SECRET, claims, 'replica');
+    assert.ok(verifyLiveToken(SECRET, replica, SESSION, { audience: 'replica' }).ok);
+    assert.equal(verifyLiveToken(SECRET, viewer, SESSION, { audience: 'replica' }).ok, false);
+    assert.equal(verifyLiveToken(SECRET, replica, SESSION).ok, false);
   });
 
   it('a live token never passes as a pod token, nor a pod token as a live token', () => {

@@ -4,7 +4,6 @@
 // façade; tokens are bound to their session and expire; everything closes when the session ends;
 // the metrics route serves Performance samples and the page load's Navigation Timing.
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import Browserbase from '@browserbasehq/sdk';
 import { chromium } from 'playwright-core';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
@@ -13,62 +12,7 @@ import { startHoldServer, type HoldServer } from '../support/hold-server.js';
 import { startPageServer, type PageServer } from '../support/http-fixtures.js';
 import { publish, waitInvocation } from '../support/publish.js';
 import { Kinds } from '../../src/cluster/objects.js';
-
-const LIVE_FN = `
-import { defineFn } from 'browserfn';
-import { chromium } from 'playwright-core';
-defineFn('live', async (ctx, params: { page: string; hold: string }) => {
-  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
-  const context = browser.contexts()[0];
-  const page = context.pages()[0] ?? (await context.newPage());
-  await page.goto(params.page);
-  await fetch(params.hold);
-  return { title: await page.title() };
-});
-`;
-
-interface CdpClient {
-  send(method: string, params?: object): Promise<{ result?: any; error?: { message: string } }>;
-  closed: Promise<number>;
-  close(): void;
-}
-
-async function cdp(url: string): Promise<CdpClient> {
-  const socket = new WebSocket(url);
-  const replies = new Map<number, (reply: any) => void>();
-  let next = 1;
-  socket.on('message', (data) => {
-    const reply = JSON.parse(data.toString());
-    if (typeof reply.id === 'number') replies.get(reply.id)?.(reply);
-  });
-  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  return {
-    send: (method, params = {}) => {
-      const id = next++;
-      socket.send(JSON.stringify({ id, method, params }));
-      return new Promise((resolve) => replies.set(id, resolve));
-    },
-    closed,
-    close: () => socket.close(),
-  };
-}
-
-/** The socket address DevTools is given in a debuggerUrl (`ws=` without its scheme). */
-const pageSocketOf = (debuggerUrl: string): string => `ws://${new URL(debuggerUrl).searchParams.get('ws')}`;
-
-/** How an upgrade is refused: the HTTP status of the answer. */
-function refusedStatus(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url);
-    socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
-    socket.once('open', () => reject(new Error(`${url} was accepted`)));
-    socket.once('error', () => undefined);
-  });
-}
+import { cdp, LIVE_FN, pageSocketOf, refusedStatus } from '../support/live-view.js';
 
 describe('live view and session metrics (embedded)', function () {
   this.timeout(300_000);

@@ -4,7 +4,7 @@
 // mount paths in its arguments map to it, a folder under the host's /tmp not mapped again).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -82,5 +82,38 @@ describe('node agent: unsandboxed replicas on the host\'s network', function () 
     await pods.delete('default', 'server-a');
     await pods.delete('default', 'server-b');
     await waitFor('both pods to stop', async () => (agent.runningPods === 0 ? true : undefined), 20_000, 100);
+  });
+});
+
+describe('node agent: a pod it cannot prepare', function () {
+  this.timeout(60_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-node-agent-broken-'));
+  let cluster: ClusterPort;
+  let agent: NodeAgent;
+
+  before(async () => {
+    cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+    // Pod folders cannot be made below a file, as on a data dir that went bad.
+    writeFileSync(join(dataDir, 'not-a-folder'), '');
+    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'not-a-folder', 'pods'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), gracePeriodSeconds: 2 });
+    await agent.start();
+  });
+  after(async () => {
+    await agent?.stop();
+    await cluster?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('ends Failed saying why, instead of staying Pending with nothing running, and keeps serving other pods', async () => {
+    const pods = cluster.resource<PodObject>(Kinds.Pod);
+    await pods.create(replica('cannot-start'));
+    const failed = await waitFor('the pod to fail', async () => {
+      const pod = await pods.get('default', 'cannot-start');
+      return pod?.status?.phase === 'Failed' ? pod : undefined;
+    }, 30_000, 100);
+    assert.match(failed.status?.message ?? '', /ENOTDIR/);
+    assert.equal(agent.runningPods, 0, 'nothing of it is left running or counted');
+    await pods.create(replica('cannot-start-either'));
+    await waitFor('the next pod to fail too (the agent still serves)', async () => ((await pods.get('default', 'cannot-start-either'))?.status?.phase === 'Failed' ? true : undefined), 30_000, 100);
   });
 });

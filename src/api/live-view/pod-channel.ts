@@ -4,15 +4,10 @@
 import WebSocket, { type RawData } from 'ws';
 import type { LiveReply, LiveRequest } from '../../schemas/live-channel.js';
 import type { SessionMetrics } from '../../schemas/session-metrics.js';
+import type { LiveChannel, PodResponse, RelayOptions } from './live-channel.js';
 import { refuseForViewOnly } from './view-only.js';
 
 const REQUEST_TIMEOUT_MS = 20_000;
-
-export interface PodResponse {
-  status: number;
-  contentType: string;
-  body: Buffer;
-}
 
 interface Viewer {
   socket: WebSocket;
@@ -20,7 +15,7 @@ interface Viewer {
   expiry: NodeJS.Timeout;
 }
 
-export class PodChannel {
+export class PodChannel implements LiveChannel {
   readonly #socket: WebSocket;
   readonly #pending = new Map<number, (reply: LiveReply | undefined) => void>();
   readonly #viewers = new Map<number, Viewer>();
@@ -44,7 +39,6 @@ export class PodChannel {
     else this.#closeListeners.push(listener);
   }
 
-  /** A file of Chromium's DevTools frontend, or its page list (`/json/list`). */
   async http(path: string): Promise<PodResponse> {
     const reply = await this.#ask((id) => ({ op: 'http', id, path }));
     if (reply?.op !== 'http') throw new Error('the pod did not answer');
@@ -57,8 +51,7 @@ export class PodChannel {
     return reply.metrics;
   }
 
-  /** Pipes a viewer's WebSocket to a CDP endpoint of the pod until either side, the channel or `expiresAtMs` ends it. */
-  relay(viewerSocket: WebSocket, path: string, options: { viewOnly: boolean; expiresAtMs: number }): void {
+  relay(viewerSocket: WebSocket, path: string, options: RelayOptions): void {
     if (this.#closed) return viewerSocket.close(1001, 'the session has ended');
     const id = this.#nextId++;
     const expiry = setTimeout(() => this.#endViewer(id, 1008, 'the live-view token has expired'), Math.max(0, options.expiresAtMs - Date.now()));

@@ -126,11 +126,11 @@ export class NodeAgent {
     await this.registration.start();
     this.pods.addHandlers({
       onAdd: (pod) => {
-        void this.sync(pod);
+        this.syncLogged(pod);
         this.serviceMayHaveChanged(pod);
       },
       onUpdate: (_old, pod) => {
-        void this.sync(pod);
+        this.syncLogged(pod);
         this.serviceMayHaveChanged(pod);
       },
       onDelete: (pod) => {
@@ -155,6 +155,11 @@ export class NodeAgent {
 
   get runningPods(): number {
     return this.local.size;
+  }
+
+  /** A pod's sync whose unforeseen failure is logged, never a crash of the process that hosts the agent. */
+  private syncLogged(pod: PodObject): void {
+    this.sync(pod).catch((err: unknown) => this.options.log.error({ pod: objectKey(pod), err: (err as Error).message }, 'could not sync a pod'));
   }
 
   private async sync(pod: PodObject): Promise<void> {
@@ -185,10 +190,6 @@ export class NodeAgent {
   private async run(pod: PodObject): Promise<void> {
     const key = objectKey(pod);
     const dir = join(this.options.workDir, `${pod.metadata.namespace}_${pod.metadata.name}_${(pod.metadata.uid ?? '').slice(0, 8)}`);
-    rmSync(dir, { recursive: true, force: true });
-    // As root, pods run as other users, who must be able to pass through the folders above theirs.
-    mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [], timers: [] };
     this.local.set(key, local);
     const sandbox = this.options.sandbox;
@@ -196,36 +197,46 @@ export class NodeAgent {
     // the host's network the pod's CDP port becomes a free port of its own.
     const podEnv: Record<string, string> = {};
     const sharesHostNetwork = !sandbox || sandbox.network === 'host';
-    if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
-    const podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
-    if (podIP) podEnv.BROWSERFN_HOST = podIP;
-    const apiServer = this.options.cluster.podCredentials?.apiServer;
-    if (apiServer && hasServiceAccountToken(pod)) {
-      // As the kubelet's KUBERNETES_SERVICE_* variables: in-cluster clients find the API server there.
-      podEnv.KUBERNETES_SERVICE_HOST = apiServer.hostname.replace(/^\[|\]$/g, '');
-      podEnv.KUBERNETES_SERVICE_PORT = apiServer.port || '443';
-    }
+    let podIP: string | undefined;
     let containerEnvs: Record<string, string>[];
     let volumes: VolumeFolder[];
     try {
+      rmSync(dir, { recursive: true, force: true });
+      // As root, pods run as other users, who must be able to pass through the folders above theirs.
+      mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+      podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
+      if (podIP) podEnv.BROWSERFN_HOST = podIP;
+      const apiServer = this.options.cluster.podCredentials?.apiServer;
+      if (apiServer && hasServiceAccountToken(pod)) {
+        // As the kubelet's KUBERNETES_SERVICE_* variables: in-cluster clients find the API server there.
+        podEnv.KUBERNETES_SERVICE_HOST = apiServer.hostname.replace(/^\[|\]$/g, '');
+        podEnv.KUBERNETES_SERVICE_PORT = apiServer.port || '443';
+      }
       const wait = { ...DEFAULT_SECRET_WAIT, cancelled: () => local.stopping };
-      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, podIP)));
+      const ip = podIP;
+      containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, ip)));
       volumes = this.volumeFolders(pod, dir);
       await this.fillProjectedVolumes(pod, volumes, local, podIP);
     } catch (err) {
-      // As a kubelet that cannot build a container's config: the pod does not start, and says why.
+      // As a kubelet that cannot prepare a pod (its config, its folder, an address): the pod does
+      // not start, and says why, instead of staying Pending with nothing running.
       this.local.delete(key);
       this.finished.add(pod.metadata.uid ?? '');
       local.timers.forEach(clearTimeout);
       if (podIP) this.addresses.release(podIP);
-      rmSync(dir, { recursive: true, force: true });
-      const reason = err instanceof ContainerConfigError ? err.reason : 'Error';
-      if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message: (err as Error).message });
+      removeFolder(dir);
+      const [reason, message] = err instanceof ContainerConfigError ? [err.reason, err.message] : ['Error', `the node agent could not prepare the pod: ${(err as Error).message}`];
+      if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message });
       return;
     }
     if (local.stopping) {
+      // Deleted while it was being prepared: nothing of it ran, and nothing of it stays.
+      if (this.local.get(key) === local) this.local.delete(key);
       local.timers.forEach(clearTimeout);
       if (podIP) this.addresses.release(podIP);
+      removeFolder(dir);
       return;
     }
     const artifact = await this.cachedArtifact(pod, containerEnvs);
@@ -276,7 +287,7 @@ export class NodeAgent {
       local.timers.forEach(clearTimeout);
       if (podIP) this.addresses.release(podIP);
       killProcessesUnder(dir);
-      rmSync(dir, { recursive: true, force: true });
+      removeFolder(dir);
       if (uid !== undefined) this.uids.release(uid);
       await this.releaseMemory(local, key);
       if (local.stopping) return;
@@ -549,4 +560,13 @@ function condition(type: string, ready: boolean): NonNullable<PodStatus['conditi
 
 function lastLines(output: string[]): string {
   return output.join('').split('\n').filter(Boolean).slice(-5).join('\n').slice(-2000);
+}
+
+/** A pod's folder gone once it ended; one that cannot be removed (a broken data dir) must not stop the agent. */
+function removeFolder(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Left behind; the next pod of the same name and uid prefix starts by removing it again.
+  }
 }

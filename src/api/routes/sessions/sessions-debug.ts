@@ -4,7 +4,7 @@ import { idParams } from '../functions/schemas.js';
 import { getInvocationBySession, isTerminal } from '../../../functions/invocations.js';
 import { sessionView } from '../../../functions/views.js';
 import { conflict } from '../../../domain/errors.js';
-import type { LiveHub } from '../../live-view/live-hub.js';
+import type { LiveLocator } from '../../live-view/live-locator.js';
 import { issueLiveToken } from '../../live-view/live-token.js';
 import { liveUrls, type ChromiumTarget } from '../../live-view/live-urls.js';
 import { facadeOrigin } from '../../facade-origin.js';
@@ -25,7 +25,7 @@ const liveUrlsSchema = {
   },
 };
 
-export function sessionsDebug(hub: LiveHub): RouteDefinition {
+export function sessionsDebug(locator: LiveLocator): RouteDefinition {
   return defineRoute<{ id: string }, { expiresIn?: number; viewOnly?: boolean }, unknown>({
     method: 'get',
     path: '/v1/sessions/:id/debug',
@@ -44,7 +44,7 @@ export function sessionsDebug(hub: LiveHub): RouteDefinition {
     },
     responses: {
       200: { description: 'The live-view URLs (SessionLiveURLs)', schema: liveUrlsSchema },
-      404: { description: 'Not in this project, or not live on this API replica' },
+      404: { description: 'Not in this project' },
       409: { description: 'The session has not started or has ended' },
     },
     async handle(ctx, { params, query }, deps) {
@@ -52,8 +52,8 @@ export function sessionsDebug(hub: LiveHub): RouteDefinition {
       const session = sessionView(invocation);
       if (isTerminal(invocation)) throw conflict(`Session ${params.id} has ended (${session.status}): live view is only available while it runs; its recording and logs remain`);
       if (session.status !== 'RUNNING') throw conflict(`Session ${params.id} has not started yet (${session.status}): ask again once it runs`);
-      const channel = await hub.waitFor(ctx.state.project, session.id, CHANNEL_WAIT_MS);
-      if (!channel) throw conflict(`Session ${params.id} runs but its browser has not connected its live view here (it may be ending, or connected to another API replica)`);
+      const channel = await locator.find(ctx.state.project, session.id, CHANNEL_WAIT_MS);
+      if (!channel) throw conflict(`Session ${params.id} runs but its browser has not connected its live view (it may be ending): ask again in a moment`);
       const now = Date.now();
       const exp = Math.min(now + (query.expiresIn ?? MAX_EXPIRES_IN_SECONDS) * 1000, now + MAX_EXPIRES_IN_SECONDS * 1000, Date.parse(session.expiresAt));
       const token = issueLiveToken(deps.settings.podTokenSecret, { project: ctx.state.project, sessionId: session.id, viewOnly: query.viewOnly ?? false, exp });

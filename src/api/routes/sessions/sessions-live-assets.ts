@@ -3,10 +3,10 @@
 import { defineRoute, type RouteDefinition } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { isRelayableHttpPath } from '../../../schemas/live-channel.js';
-import type { LiveHub } from '../../live-view/live-hub.js';
+import type { LiveLocator } from '../../live-view/live-locator.js';
 import { authorizeViewer, type LiveViewer } from '../../live-view/live-access.js';
 
-export function sessionsLiveAssets(hub: LiveHub): RouteDefinition {
+export function sessionsLiveAssets(locator: LiveLocator): RouteDefinition {
   return defineRoute<{ id: string; token: string; asset: string }, unknown, unknown, LiveViewer>({
     method: 'get',
     path: '/v1/sessions/:id/live/:token/devtools/*asset',
@@ -14,7 +14,7 @@ export function sessionsLiveAssets(hub: LiveHub): RouteDefinition {
     summary: 'A file of the DevTools frontend of a live session (the live-view token in the path authorises)',
     tags: ['sessions'],
     auth: false,
-    authorize: async (_ctx, params, deps) => authorizeViewer(hub, deps, params.id, params.token),
+    authorize: async (_ctx, params, deps) => authorizeViewer(locator, deps, params.id, params.token),
     request: {
       params: {
         type: 'object',

@@ -7,7 +7,7 @@ import { getInvocationBySession, invocationRecords, isTerminal } from '../../../
 import { sessionView } from '../../../functions/views.js';
 import { conflict } from '../../../domain/errors.js';
 import { emptySessionMetrics } from '../../../schemas/session-metrics.js';
-import type { LiveHub } from '../../live-view/live-hub.js';
+import type { LiveLocator } from '../../live-view/live-locator.js';
 
 const metricsSchema = {
   type: 'object',
@@ -29,7 +29,7 @@ const metricsSchema = {
   },
 };
 
-export function sessionsMetrics(hub: LiveHub): RouteDefinition {
+export function sessionsMetrics(locator: LiveLocator): RouteDefinition {
   return defineRoute<{ id: string }, unknown, unknown>({
     method: 'get',
     path: '/v1/sessions/:id/metrics',
@@ -40,7 +40,7 @@ export function sessionsMetrics(hub: LiveHub): RouteDefinition {
     responses: {
       200: { description: 'The samples', schema: metricsSchema },
       404: { description: 'Not in this project' },
-      409: { description: 'The session runs but its metrics cannot be read here yet (not started, or its pod is connected to another API replica)' },
+      409: { description: 'The session runs but its metrics cannot be read yet (not started, or its browser has not connected)' },
     },
     async handle(ctx, { params }, deps) {
       const found = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
@@ -51,9 +51,9 @@ export function sessionsMetrics(hub: LiveHub): RouteDefinition {
         ctx.body = { ...header, live: false, ...(metrics ?? emptySessionMetrics(0)) };
         return;
       }
-      const channel = hub.get(ctx.state.project, session.id);
+      const channel = await locator.find(ctx.state.project, session.id);
       const metrics = await channel?.metrics().catch(() => undefined);
-      if (!metrics) throw conflict(`Session ${params.id} is ${session.status}: its metrics are served once it ends (while it runs, only by the API replica its browser is connected to)`);
+      if (!metrics) throw conflict(`Session ${params.id} is ${session.status} and its browser has not connected yet: its metrics are served once it has, and after it ends`);
       ctx.body = { ...header, live: true, ...metrics };
     },
   });

@@ -1,0 +1,82 @@
+// Where a running session's live channel is. A pod dials one API replica (whichever the Service
+// picked); that replica records its own address on the Invocation, and any other replica a viewer
+// reaches answers through it (replica-channel.ts). With one replica, or none announced, the channel
+// is here or nowhere.
+import { Kinds } from '../../cluster/objects.js';
+import { isNotFound } from '../../cluster/port.js';
+import { retryOnConflict } from '../../cluster/retry.js';
+import { getInvocationBySession, isTerminal } from '../../functions/invocations.js';
+import { Annotations, type InvocationObject } from '../../schemas/resources.js';
+import type { ApiDeps } from '../deps.js';
+import type { LiveChannel } from './live-channel.js';
+import type { LiveHub } from './live-hub.js';
+import { ReplicaChannel } from './replica-channel.js';
+
+/** How often a waiting caller looks for the channel on other replicas. */
+const LOOK_AGAIN_MS = 500;
+/** A holder found is trusted this long (a DevTools frontend loads a few hundred files at once). */
+const HOLDER_CACHE_MS = 5_000;
+
+export class LiveLocator {
+  #self?: string;
+  readonly #holders = new Map<string, { url: string; at: number }>();
+
+  constructor(
+    readonly hub: LiveHub,
+    private readonly deps: Pick<ApiDeps, 'cluster' | 'archive' | 'settings' | 'log'>,
+  ) {}
+
+  /** This replica's base URL as other replicas reach it (unset: it is the only one they would find). */
+  announceAs(url: string | undefined): void {
+    this.#self = url;
+  }
+
+  /** A pod's channel attached here: other replicas are told where it is. */
+  async attached(invocation: InvocationObject): Promise<void> {
+    const self = this.#self;
+    if (!self) return;
+    const invocations = this.deps.cluster.resource<InvocationObject>(Kinds.Invocation);
+    const { namespace, name } = invocation.metadata;
+    try {
+      await retryOnConflict(async () => {
+        const current = await invocations.get(namespace, name);
+        if (!current || isTerminal(current) || current.metadata.annotations?.[Annotations.liveReplica] === self) return;
+        await invocations.update({ ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [Annotations.liveReplica]: self } } });
+      });
+    } catch (err) {
+      if (!isNotFound(err)) this.deps.log.warn({ invocation: name, err: (err as Error).message }, 'could not record which API replica holds the live channel; other replicas cannot serve its live view');
+    }
+  }
+
+  /**
+   * The session's channel: this replica's own, else the one of the replica recorded as holding it,
+   * looking again until `waitMs` have passed (a pod that has just started dials in moments later).
+   */
+  async find(project: string, sessionId: string, waitMs = 0): Promise<LiveChannel | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const local = this.hub.get(project, sessionId);
+      if (local) return local;
+      const holder = await this.#holder(project, sessionId);
+      if (holder) return new ReplicaChannel(holder, { project, sessionId: sessionId.toLowerCase(), secret: this.deps.settings.podTokenSecret });
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return undefined;
+      const arrived = await this.hub.waitFor(project, sessionId, Math.min(LOOK_AGAIN_MS, remaining));
+      if (arrived) return arrived;
+    }
+  }
+
+  async #holder(project: string, sessionId: string): Promise<string | undefined> {
+    const key = `${project}/${sessionId.toLowerCase()}`;
+    const cached = this.#holders.get(key);
+    if (cached && Date.now() - cached.at < HOLDER_CACHE_MS) return cached.url;
+    this.#holders.delete(key);
+    const { invocation } = await getInvocationBySession(this.deps.cluster, this.deps.archive, project, sessionId);
+    const url = isTerminal(invocation) ? undefined : invocation.metadata.annotations?.[Annotations.liveReplica];
+    if (!url || url === this.#self || !/^https?:\/\//.test(url)) return undefined;
+    const now = Date.now();
+    for (const [other, { at }] of this.#holders) if (now - at >= HOLDER_CACHE_MS) this.#holders.delete(other);
+    this.#holders.set(key, { url, at: now });
+    return url;
+  }
+}

@@ -23,7 +23,8 @@ export interface AppOptions {
 
 export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
   const app = new Koa<RouteState>();
-  app.proxy = false;
+  // Behind a TLS-terminating proxy the absolute URLs routes return (live view, recordings) take its scheme and host.
+  app.proxy = deps.settings.trustProxy;
   const auth = new ApiKeyAuthenticator(deps.settings.apiKeys);
   const router = new Router<RouteState>();
 

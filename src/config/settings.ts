@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { totalmem } from 'node:os';
-import { intValue, ipValue, numberValue, oneOfValue } from './env-values.js';
+import { boolValue, intValue, ipValue, numberValue, oneOfValue } from './env-values.js';
 
 export interface ApiKeyBinding {
   key: string;
@@ -85,6 +85,8 @@ export interface Settings {
   npmCacheDir: string;
   /** The URL pods use to report to the control plane (defaults to the façade's own address). */
   controlUrl?: string;
+  /** Take the scheme and host of absolute URLs from X-Forwarded-Proto/-Host (BROWSERFN_TRUST_PROXY): only behind a proxy that sets them. */
+  trustProxy: boolean;
   /** This API replica's pod address (BROWSERFN_POD_IP, from the downward API), where other replicas reach the live views it holds. */
   podIP?: string;
   /** Pods in sandboxes of their own (bubblewrap + pasta): `auto` when they work here, `bwrap` always (or refuse to start), `off`. */
@@ -171,6 +173,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),
     controlUrl: env.BROWSERFN_CONTROL_URL,
     podIP: ipValue(env.BROWSERFN_POD_IP, 'BROWSERFN_POD_IP'),
+    trustProxy: boolValue(env.BROWSERFN_TRUST_PROXY, 'BROWSERFN_TRUST_PROXY'),
     sandbox: oneOfValue(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOfValue(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
     podMaxProcesses: intValue(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),

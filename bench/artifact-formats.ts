@@ -15,7 +15,8 @@ import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 import { compiledEntryPath, packArtifact, pruneRuntimePackages, writeArtifactMain, ARTIFACT_MAIN } from '../src/build/artifact.js';
 import { coreAliasPlugin } from '../src/build/bundle-aliases.js';
-import { bundleEntry, COMMONJS_BANNER, RUNTIME_PROVIDED_PACKAGES, SDK_ENTRY_PATH } from '../src/build/bundle.js';
+import { bundleEntry, COMMONJS_BANNER, SDK_ENTRY_PATH } from '../src/build/bundle.js';
+import { RUNTIME_PACKAGES } from '../src/schemas/runtime-packages.js';
 import { optionalRequirePlugin } from '../src/build/bundle-optional-require.js';
 import { extractArchive } from '../src/runtime/agent-common/safe-extract.js';
 import { ARTIFACT_LIMITS } from '../src/runtime/pod-agent/limits.js';
@@ -66,7 +67,7 @@ export async function runArtifactFormatsBench(): Promise<void> {
           logLevel: 'silent',
           outfile: join(bundlePod, 'app', 'bundle.mjs'),
           banner: { js: COMMONJS_BANNER },
-          external: RUNTIME_PROVIDED_PACKAGES,
+          external: [...RUNTIME_PACKAGES],
           plugins: [sdkPlugin, coreAliasPlugin(runtimeModulesDir), optionalRequirePlugin()],
         });
         const code = result.outputFiles[0].contents;

@@ -16,8 +16,6 @@ import { containmentPlugin, isAllowedFile } from './bundle-containment.js';
 import { installedPackagesPlugin } from './bundle-installed-packages.js';
 import { optionalRequirePlugin } from './bundle-optional-require.js';
 
-export const RUNTIME_PROVIDED_PACKAGES: string[] = [...RUNTIME_PACKAGES];
-
 export const SDK_ENTRY_PATH = fileURLToPath(new URL('../sdk/index.js', import.meta.url));
 
 // CommonJS code bundled into ESM expects require/__filename/__dirname. They are set on globalThis
@@ -79,7 +77,7 @@ export async function bundleEntry(request: BundleRequest): Promise<BundleResult>
       metafile: true,
       logLevel: 'silent',
       banner: { js: COMMONJS_BANNER },
-      external: RUNTIME_PROVIDED_PACKAGES,
+      external: [...RUNTIME_PACKAGES],
       plugins: [sdkPlugin, coreAliasPlugin(request.runtimeModulesDir), optionalRequirePlugin(), installedPackagesPlugin(request.projectDir, installed), containmentPlugin(allowedRoots, request.projectDir)],
     });
   } catch (error) {
@@ -138,7 +136,7 @@ function assertRuntimeProvidesImports(imports: { path: string; external?: boolea
     if (!runtimeProvidesPackage(runtimeModulesDir, packageName)) missing.add(packageName);
   }
   if (missing.size > 0) {
-    const provided = RUNTIME_PROVIDED_PACKAGES.filter((name) => runtimeProvidesPackage(runtimeModulesDir, name));
+    const provided = RUNTIME_PACKAGES.filter((name) => runtimeProvidesPackage(runtimeModulesDir, name));
     throw new BuildFailure(
       'BUNDLE_FAILED',
       `The code imports ${[...missing].map((name) => `"${name}"`).join(', ')}, which the Function runtime does not provide. ` +

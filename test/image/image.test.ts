@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromiumArguments } from '../../src/runtime/chromium/local-chromium-provider.js';
-import { RUNTIME_PROVIDED_PACKAGES } from '../../src/build/bundle.js';
+import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -119,7 +119,7 @@ if (unavailable) {
 
     it('provides the runtime packages bundles import, from /app/node_modules', async function () {
       // Loaded as a bundle loads them: ESM imports resolved from the runtime modules folder.
-      const script = `for (const name of ${JSON.stringify(RUNTIME_PROVIDED_PACKAGES)}) await import(name);`;
+      const script = `for (const name of ${JSON.stringify(RUNTIME_PACKAGES)}) await import(name);`;
       const result = await start(['node', '--input-type=module', '-e', script], [], undefined, '/app');
       assert.equal(result.code, 0, result.stderr);
     });

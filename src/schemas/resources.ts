@@ -174,7 +174,7 @@ export const Annotations = {
   claimedAt: 'browserfn.dev/claimed-at',
   /** On an Invocation: when cancelling it was asked for; the invocation reconciler ends it. */
   cancelRequestedAt: 'browserfn.dev/cancel-requested-at',
-  /** On a running Invocation: the base URL of the API replica its pod's live-view channel is connected to. */
+  /** On a running Invocation: the base URL of the API replica its pod's live-view channel is connected to, and that replica's signature of it. */
   liveReplica: 'browserfn.dev/live-replica',
 } as const;
 

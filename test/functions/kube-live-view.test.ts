@@ -58,7 +58,7 @@ describe('live view across API replicas on a real kube-apiserver', function () {
     const { id: invocationId, sessionId } = created.body as { id: string; sessionId: string };
     await hold.arrived(1);
     const invocations = holder.cluster.resource<InvocationObject>(Kinds.Invocation);
-    await waitFor('replica A to record that it holds the channel', async () => ((await invocations.get(kube.project, invocationId))?.metadata.annotations?.[Annotations.liveReplica] === holder.url ? true : undefined), 60_000, 100);
+    await waitFor('replica A to record that it holds the channel', async () => ((await invocations.get(kube.project, invocationId))?.metadata.annotations?.[Annotations.liveReplica]?.startsWith(`${holder.url} `) ? true : undefined), 60_000, 100);
 
     // The unmodified SDK against replica B: every URL is B's own, and works through A.
     const bb = new Browserbase({ apiKey: kube.apiKey, baseURL: other.url });

@@ -1,7 +1,9 @@
 // Where a running session's live channel is. A pod dials one API replica (whichever the Service
 // picked); that replica records its own address on the Invocation, and any other replica a viewer
 // reaches answers through it (replica-channel.ts). With one replica, or none announced, the channel
-// is here or nowhere.
+// is here or nowhere. The recorded address is signed with the replicas' shared key: an Invocation
+// annotated by anyone else (kubectl in the project's namespace) never sends a replica anywhere.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Kinds } from '../../cluster/objects.js';
 import { isNotFound } from '../../cluster/port.js';
 import { retryOnConflict } from '../../cluster/retry.js';
@@ -16,6 +18,8 @@ import { ReplicaChannel } from './replica-channel.js';
 const LOOK_AGAIN_MS = 500;
 /** A holder found is trusted this long (a DevTools frontend loads a few hundred files at once). */
 const HOLDER_CACHE_MS = 5_000;
+/** The HMAC context of recorded addresses (tokens have contexts of their own, so none passes for another). */
+const ADDRESS_CONTEXT = 'browserfn.dev/live-replica-address/v1\0';
 
 export class LiveLocator {
   #self?: string;
@@ -40,8 +44,9 @@ export class LiveLocator {
     try {
       await retryOnConflict(async () => {
         const current = await invocations.get(namespace, name);
-        if (!current || isTerminal(current) || current.metadata.annotations?.[Annotations.liveReplica] === self) return;
-        await invocations.update({ ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [Annotations.liveReplica]: self } } });
+        const recorded = `${self} ${this.#sign(self)}`;
+        if (!current || isTerminal(current) || current.metadata.annotations?.[Annotations.liveReplica] === recorded) return;
+        await invocations.update({ ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, [Annotations.liveReplica]: recorded } } });
       });
     } catch (err) {
       if (!isNotFound(err)) this.deps.log.warn({ invocation: name, err: (err as Error).message }, 'could not record which API replica holds the live channel; other replicas cannot serve its live view');
@@ -66,14 +71,27 @@ export class LiveLocator {
     }
   }
 
+  #sign(url: string): string {
+    return createHmac('sha256', this.deps.settings.podTokenSecret).update(ADDRESS_CONTEXT + url).digest('base64url');
+  }
+
+  /** The address in a recorded `<url> <signature>`, if a replica signed it. */
+  #verified(recorded: string | undefined): string | undefined {
+    const [url, signature, ...rest] = (recorded ?? '').split(' ');
+    if (!url || !signature || rest.length > 0 || !/^https?:\/\//.test(url)) return undefined;
+    const expected = Buffer.from(this.#sign(url));
+    const given = Buffer.from(signature);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? url : undefined;
+  }
+
   async #holder(project: string, sessionId: string): Promise<string | undefined> {
     const key = `${project}/${sessionId.toLowerCase()}`;
     const cached = this.#holders.get(key);
     if (cached && Date.now() - cached.at < HOLDER_CACHE_MS) return cached.url;
     this.#holders.delete(key);
     const { invocation } = await getInvocationBySession(this.deps.cluster, this.deps.archive, project, sessionId);
-    const url = isTerminal(invocation) ? undefined : invocation.metadata.annotations?.[Annotations.liveReplica];
-    if (!url || url === this.#self || !/^https?:\/\//.test(url)) return undefined;
+    const url = isTerminal(invocation) ? undefined : this.#verified(invocation.metadata.annotations?.[Annotations.liveReplica]);
+    if (!url || url === this.#self) return undefined;
     const now = Date.now();
     for (const [other, { at }] of this.#holders) if (now - at >= HOLDER_CACHE_MS) this.#holders.delete(other);
     this.#holders.set(key, { url, at: now });

@@ -8,8 +8,7 @@ import type { BrowserPoolObject, BuildObject, FunctionObject, InvocationObject }
 import type { WarmPoolSettings } from '../config/settings.js';
 import { addPoolControllers } from './pool-setup.js';
 import type { PodObject } from '../schemas/pod.js';
-import { isTerminal } from '../functions/invocations.js';
-import { Controller, keyOf } from './runtime/controller.js';
+import { Controller } from './runtime/controller.js';
 import { Manager } from './runtime/manager.js';
 import type { LeaderElectionOptions } from './runtime/leader-election.js';
 import { BuildReconciler } from './reconcilers/build.js';
@@ -68,11 +67,7 @@ export function createControllerManager(settings: ControllerSettings): Manager {
       maxRunningInvocationsPerProject: settings.maxRunningInvocationsPerProject,
       metrics,
       log,
-      requeuePending: () => {
-        for (const inv of invocations.list((i) => !isTerminal(i) && !i.status?.podName)) {
-          invocationController.queue.add(keyOf({ namespace: inv.metadata.namespace, name: inv.metadata.name }));
-        }
-      },
+      requeue: (keys) => keys.forEach((key) => invocationController.queue.add(key)),
     }),
     log,
   )

@@ -1,7 +1,8 @@
 // The invocation reconciler's decisions, table-driven over (object, observed children, now).
 import assert from 'node:assert/strict';
 import { MAX_ATTEMPTS, nextInvocationStep, type InvocationObservation } from '../../src/controller/policies/invocation.js';
-import { mayAdmit } from '../../src/controller/policies/admission.js';
+import fc from 'fast-check';
+import { admissionPlan, mayAdmit, mayAdmitBy } from '../../src/controller/policies/admission.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import type { InvocationObject, InvocationStatus } from '../../src/schemas/resources.js';
 import type { PodObject, PodStatus } from '../../src/schemas/pod.js';
@@ -222,6 +223,29 @@ describe('admission policy', () => {
         waitingIn('b', 'b0', 20),
       ];
       assert.deepEqual(admittedInOrder(invocations, 1), ['b/b0'], 'b last started at 00:00:30, a at 00:01:00');
+    });
+
+    it('one plan for a state answers every waiting invocation as a plan of its own would, and lists exactly those it admits first', () => {
+      const state = fc.record({
+        projects: fc.array(fc.record({ running: fc.nat(4), waiting: fc.array(fc.nat(59), { maxLength: 8 }), servedAt: fc.option(fc.nat(59), { nil: undefined }) }), { minLength: 1, maxLength: 4 }),
+        maxConcurrent: fc.integer({ min: 1, max: 12 }),
+        maxRunningPerProject: fc.nat(3),
+      });
+      fc.assert(
+        fc.property(state, ({ projects, maxConcurrent, maxRunningPerProject }) => {
+          const invocations = projects.flatMap(({ running, waiting, servedAt }, p) => [
+            ...Array.from({ length: running }, (_, i) => runningIn(`p${p}`, `r${i}`)),
+            ...waiting.map((second, i) => waitingIn(`p${p}`, `w${i}`, second)),
+            ...(servedAt === undefined ? [] : [inProject(`p${p}`, invocation({ phase: 'COMPLETED', podName: 'x', startedAt: `2026-01-01T00:01:${String(servedAt).padStart(2, '0')}.000Z` }, 'done'))]),
+          ]);
+          const input = { ...sets, invocations, maxConcurrent, maxRunningPerProject };
+          const plan = admissionPlan(input);
+          const admittedNow = invocations.filter((candidate) => !candidate.status && mayAdmit({ ...input, candidate }));
+          for (const candidate of invocations.filter((i) => !i.status)) assert.equal(mayAdmitBy(plan, candidate, sets.admitted), mayAdmit({ ...input, candidate }));
+          assert.deepEqual(plan.order.slice(0, Math.max(0, plan.free)).sort(), admittedNow.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort());
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it('caps what one project runs when a per-project limit is set', () => {

@@ -45,7 +45,7 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
       maxRunningInvocationsPerProject: 0,
       metrics: new Metrics(),
       log,
-      requeuePending: () => {},
+      requeue: () => {},
       clock: () => now,
     });
   });

@@ -49,7 +49,7 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
 
   /** One controller replica: its own informers would only lag more, so they share these. */
   const invocationReconciler = (maxConcurrentInvocations = 10) =>
-    new InvocationReconciler({ cluster, invocations, pods, pools, templates: TEMPLATES, maxConcurrentInvocations, maxRunningInvocationsPerProject: 0, metrics: new Metrics(), log, requeuePending: () => {}, clock: () => now });
+    new InvocationReconciler({ cluster, invocations, pods, pools, templates: TEMPLATES, maxConcurrentInvocations, maxRunningInvocationsPerProject: 0, metrics: new Metrics(), log, requeue: () => {}, clock: () => now });
   const poolReconciler = (memoryCapBytes = 0) => new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes, clock: () => now, log });
 
   async function createPool(spec: Partial<BrowserPoolSpec> = {}, name = 'warm'): Promise<BrowserPoolObject> {

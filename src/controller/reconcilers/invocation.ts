@@ -17,14 +17,19 @@ import { browserPod, type PodTemplateSettings } from '../pods/templates.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { setCondition } from '../conditions.js';
 import { isoAt, systemClock, type Clock } from '../runtime/clock.js';
-import { invocationKey, mayAdmit } from '../policies/admission.js';
+import { admissionPlan, invocationKey, mayAdmit, mayAdmitBy, type AdmissionPlan } from '../policies/admission.js';
 import { nextInvocationStep } from '../policies/invocation.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
 import { createPodWithToken } from '../pods/token-secret.js';
 import { claimCandidates, existingClaim } from '../policies/pool.js';
 import { claimedMember } from '../pods/pool-member.js';
 
+/** How often a waiting invocation looks again without being asked (a safety net: freed slots ask the next ones). */
 const QUEUE_RECHECK_MS = 2000;
+/** With a long queue, the safety net spreads out: it looks again every QUEUE_RECHECK_MS per this many waiting. */
+const RECHECKS_PER_INTERVAL = 100;
+/** Besides the invocations a freed slot admits, these many next in line look again (one may have been claimed meanwhile). */
+const NEXT_IN_LINE = 4;
 
 /** Whether the pod is the invocation's: any pod made for it, or a pool member claimed for it. */
 const isClaimedFor = (pod: PodObject, invocation: string): boolean => !pod.metadata.labels?.[Labels.pool] || pod.metadata.labels[Labels.invocationName] === invocation;
@@ -40,8 +45,8 @@ export interface InvocationReconcilerDeps {
   maxRunningInvocationsPerProject: number;
   metrics: Metrics;
   log: Logger;
-  /** Asks for every PENDING invocation to be looked at again (a slot was freed). */
-  requeuePending: () => void;
+  /** Asks for these invocations (namespace/name) to be looked at again: the next in line when a slot was freed. */
+  requeue: (keys: string[]) => void;
   clock?: Clock;
 }
 
@@ -53,6 +58,10 @@ export class InvocationReconciler implements Reconciler {
   /** When this process admitted each running invocation and how its browser started, for the phase metrics. */
   private readonly started = new Map<string, { admittedAt: number; start: 'warm' | 'cold' }>();
   private readonly now: Clock;
+  /** Changes of `admitted` and `finished`, which with the cache's version say when the plan is stale. */
+  private admissionChanges = 0;
+  /** The admission order of the current state, shared by every waiting invocation's reconcile. */
+  private plan?: { at: string; plan: AdmissionPlan };
 
   constructor(private readonly deps: InvocationReconcilerDeps) {
     this.now = deps.clock ?? systemClock;
@@ -101,12 +110,12 @@ export class InvocationReconciler implements Reconciler {
       for (const done of this.finished) {
         const [ns, n] = done.split('/');
         const cached = this.deps.invocations.get(ns, n);
-        if (!cached || isTerminal(cached)) this.finished.delete(done);
+        if ((!cached || isTerminal(cached)) && this.finished.delete(done)) this.admissionChanges += 1;
       }
-      const input = { candidate: inv, invocations: this.deps.invocations.list(), admitted: this.admitted, finished: this.finished, maxConcurrent: this.deps.maxConcurrentInvocations, maxRunningPerProject: this.deps.maxRunningInvocationsPerProject };
       // A slot freed elsewhere requeues this one; the delay is a safety net for missed signals.
-      if (!mayAdmit(input)) return { requeueAfterMs: QUEUE_RECHECK_MS };
+      if (!this.mayAdmit(inv)) return { requeueAfterMs: QUEUE_RECHECK_MS * Math.max(1, Math.ceil(this.currentPlan().order.length / RECHECKS_PER_INTERVAL)) };
       this.admitted.add(key);
+      this.admissionChanges += 1;
     }
     const attempt = (inv.status?.attempts ?? 0) + 1;
     let start: 'warm' | 'cold' = 'warm';
@@ -116,7 +125,7 @@ export class InvocationReconciler implements Reconciler {
         await this.startCold(inv, attempt);
       }
     } catch (err) {
-      this.admitted.delete(key);
+      if (this.admitted.delete(key)) this.admissionChanges += 1;
       throw err;
     }
     const admittedAt = this.now();
@@ -180,6 +189,7 @@ export class InvocationReconciler implements Reconciler {
     if (!Number.isNaN(created)) this.deps.metrics.invocationDuration.observe(seconds(this.now() - created));
     if (reported) this.observePhases(inv, patch);
     this.finished.add(`${inv.metadata.namespace}/${inv.metadata.name}`);
+    this.admissionChanges += 1;
     this.release(`${inv.metadata.namespace}/${inv.metadata.name}`, true);
     await this.deletePod(inv);
   }
@@ -202,7 +212,27 @@ export class InvocationReconciler implements Reconciler {
   /** Forgets an admission; when a slot was freed, the waiting invocations get another look. */
   private release(key: string, slotFreed = false): void {
     this.started.delete(key);
-    if (this.admitted.delete(key) || slotFreed) this.deps.requeuePending();
+    const wasAdmitted = this.admitted.delete(key);
+    if (wasAdmitted) this.admissionChanges += 1;
+    if (wasAdmitted || slotFreed) {
+      const plan = this.currentPlan();
+      this.deps.requeue(plan.order.slice(0, Math.max(0, plan.free) + NEXT_IN_LINE));
+    }
+  }
+
+  /** Admission by a plan worked out once per state of the cache and of this process's admissions. */
+  private mayAdmit(candidate: InvocationObject): boolean {
+    const { invocations, maxConcurrentInvocations: maxConcurrent, maxRunningInvocationsPerProject: maxRunningPerProject } = this.deps;
+    const state = { admitted: this.admitted, finished: this.finished, maxConcurrent, maxRunningPerProject };
+    // One the cache does not show yet is placed as the newest, by a plan of its own.
+    return mayAdmitBy(this.currentPlan(), candidate, this.admitted) ?? mayAdmit({ ...state, invocations: invocations.list(), candidate });
+  }
+
+  private currentPlan(): AdmissionPlan {
+    const { invocations, maxConcurrentInvocations: maxConcurrent, maxRunningInvocationsPerProject: maxRunningPerProject } = this.deps;
+    const at = `${invocations.version}/${this.admissionChanges}`;
+    if (this.plan?.at !== at) this.plan = { at, plan: admissionPlan({ invocations: invocations.list(), admitted: this.admitted, finished: this.finished, maxConcurrent, maxRunningPerProject }) };
+    return this.plan.plan;
   }
 
   private async setStatus(inv: InvocationObject, patch: InvocationStatus): Promise<void> {

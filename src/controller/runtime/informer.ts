@@ -26,6 +26,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private generation = 0;
   private restartTimer?: NodeJS.Timeout;
   private syncWaiters: (() => void)[] = [];
+  private changes = 0;
 
   constructor(
     private readonly cluster: ClusterPort,
@@ -42,6 +43,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   addHandlers(handlers: InformerHandlers<T>): void {
     this.handlers.push(handlers);
     if (this.synced) for (const obj of this.cache.values()) handlers.onAdd?.(obj);
+  }
+
+  /** Grows with every change of the cache: what was worked out from it at one count holds until the next. */
+  get version(): number {
+    return this.changes;
   }
 
   get hasSynced(): boolean {
@@ -134,6 +140,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const old = this.cache.get(key);
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
     this.cache.set(key, obj);
+    this.changes += 1;
     for (const h of this.handlers) (old ? h.onUpdate?.(old, obj) : h.onAdd?.(obj));
   }
 
@@ -142,6 +149,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const old = this.cache.get(key);
     if (!old) return;
     this.cache.delete(key);
+    this.changes += 1;
     for (const h of this.handlers) h.onDelete?.(old);
   }
 

@@ -4,7 +4,7 @@ import { MAX_ATTEMPTS, nextInvocationStep, type InvocationObservation } from '..
 import fc from 'fast-check';
 import { admissionPlan, mayAdmit, mayAdmitBy } from '../../src/controller/policies/admission.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
-import type { InvocationObject, InvocationStatus } from '../../src/schemas/resources.js';
+import { Annotations, Labels, type InvocationObject, type InvocationStatus } from '../../src/schemas/resources.js';
 import type { PodObject, PodStatus } from '../../src/schemas/pod.js';
 import type { InvocationReport } from '../../src/schemas/reports.js';
 
@@ -73,6 +73,24 @@ describe('invocation policy', () => {
           endedAt: new Date(T0 + s(121)).toISOString(),
         },
       },
+    },
+    {
+      name: 'time spent in the queue does not count against the pod: one made just now for an invocation queued long ago is waited for',
+      observed: observe({
+        inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }),
+        pod: { ...pod({ phase: 'Pending' }), metadata: { name: 'inv-1-a1', namespace: 'p', creationTimestamp: new Date(T0 + s(2000)).toISOString() } },
+        now: T0 + s(2030),
+      }),
+      expect: { action: 'wait', recheckAfterMs: s(TIMEOUT_S + POD_GRACE_SECONDS - 30) },
+    },
+    {
+      name: 'a claimed pool member counts from its claim, not from when it was made',
+      observed: observe({
+        inv: invocation({ phase: 'PENDING', podName: 'inv-1-a1', attempts: 1 }),
+        pod: { ...pod({ phase: 'Pending' }), metadata: { name: 'inv-1-a1', namespace: 'p', creationTimestamp: new Date(T0 - s(1000)).toISOString(), labels: { [Labels.pool]: 'default' }, annotations: { [Annotations.claimedAt]: new Date(T0 + s(2000)).toISOString() } } },
+        now: T0 + s(2010),
+      }),
+      expect: { action: 'wait', recheckAfterMs: s(TIMEOUT_S + POD_GRACE_SECONDS - 10) },
     },
     {
       name: 'a Pending pod before the deadline is waited for',

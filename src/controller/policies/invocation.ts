@@ -74,15 +74,20 @@ export function podLost(inv: InvocationObject, why: string, now: number): Invoca
   };
 }
 
-/** The moment the controller gives up on a pod that has not reported: timeout plus grace after start. */
-export function deadlineOf(inv: InvocationObject): number {
-  const reference = Date.parse(inv.status?.startedAt ?? inv.metadata.creationTimestamp ?? '');
+/**
+ * The moment the controller gives up on a pod that has not reported: timeout plus grace after the
+ * handler started, or before that after the pod was made (or, a pool member, claimed) for it. Never
+ * from the invocation's creation: time spent waiting in the queue is not the pod's to start in.
+ */
+export function deadlineOf(inv: InvocationObject, pod?: PodObject): number {
+  const podSince = pod?.metadata.annotations?.[Annotations.claimedAt] ?? pod?.metadata.creationTimestamp;
+  const reference = Date.parse(inv.status?.startedAt ?? podSince ?? inv.metadata.creationTimestamp ?? '');
   return reference + (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000;
 }
 
 /** `pod`: the invocation's pod; a claimed pool member that never reports is our failure, not a timeout of the handler's. */
 export function deadlineStep(inv: InvocationObject, now: number, pod?: PodObject): InvocationStep {
-  const left = deadlineOf(inv) - now;
+  const left = deadlineOf(inv, pod) - now;
   // An unreadable start time counts as started now: wait a whole deadline rather than fail at once.
   if (Number.isNaN(left)) return { action: 'wait', recheckAfterMs: (inv.spec.timeoutSeconds + POD_GRACE_SECONDS) * 1000 };
   if (left > 0) return { action: 'wait', recheckAfterMs: left };

@@ -2,11 +2,12 @@
 // demand (60 %, 30 %, 10 %) on a few slots, each a real browser pod. Checks and prints: all
 // complete, none runs twice (the handler counts itself on a local server), admission stays fair
 // (sampled every second: no project waits below its share while another holds more than its
-// share), the p50/p99 of GET invocation while it runs, and once all ended the pod processes still
-// running (orphans) and the zombies under this process. BENCH_LOAD_N (2000), BENCH_LOAD_SLOTS (8).
+// share), the p50/p99 of GET invocation and of the event loop's delay while it runs, and once all
+// ended the pod processes still running (orphans) and the zombies under this process. BENCH_LOAD_N (2000), BENCH_LOAD_SLOTS (8).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Kinds } from '../src/cluster/objects.js';
 import { isTerminal } from '../src/functions/invocations.js';
 import type { InvocationObject } from '../src/schemas/resources.js';
@@ -52,6 +53,8 @@ export async function runLoadBench(): Promise<void> {
     BROWSERFN_API_KEYS: PROJECTS.map((p) => `${p.key}:${p.name}`).join(','),
     BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(SLOTS),
     BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT: String(N),
+    // Counted from the cluster store at the end: nothing may be archived away before then.
+    BROWSERFN_FINISHED_TTL_SECONDS: String(24 * 3600),
   });
   try {
     const functionIds: string[] = [];
@@ -80,6 +83,9 @@ export async function runLoadBench(): Promise<void> {
 
     const samples: Sample[] = [];
     const getLatencies: number[] = [];
+    // The service, its node agent and this bench share one event loop: its delay is what every request waits behind.
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     let done = false;
     const sampler = (async () => {
       while (!done) {
@@ -101,6 +107,7 @@ export async function runLoadBench(): Promise<void> {
       return [...running, ...pending].every((n) => n === 0) ? true : undefined;
     }, 6 * 3600_000, 2000);
     done = true;
+    loopDelay.disable();
     await Promise.all([sampler, reader]);
     const totalMs = performance.now() - started;
 
@@ -120,6 +127,8 @@ export async function runLoadBench(): Promise<void> {
     console.log(`fair admission: ${unfair} of ${samples.length} one-second samples had a project waiting below its share while another held more (no preemption: a share is reached as running invocations end)`);
     console.log(`after the last one ended: ${leftRunning.length} pod processes still running (${leftRunning.filter((p) => /chrom/.test(p.cmdline)).length} of them Chromium), ${zombies} zombies under this process`);
     console.log(`GET invocation under load: p50 ${percentile(getLatencies, 50).toFixed(1)} ms, p99 ${percentile(getLatencies, 99).toFixed(1)} ms (${getLatencies.length} requests)`);
+    const loopMs = (nanoseconds: number): string => (nanoseconds / 1e6).toFixed(1);
+    console.log(`event loop delay (service, node agent and this bench in one process): p50 ${loopMs(loopDelay.percentile(50))} ms, p99 ${loopMs(loopDelay.percentile(99))} ms, max ${loopMs(loopDelay.max)} ms`);
   } finally {
     await svc.stop();
     await new Promise((resolve) => counter.close(resolve));

@@ -17,7 +17,7 @@ import { browserPod, type PodTemplateSettings } from '../pods/templates.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { setCondition } from '../conditions.js';
 import { isoAt, systemClock, type Clock } from '../runtime/clock.js';
-import { admissionPlan, invocationKey, mayAdmit, mayAdmitBy, type AdmissionPlan } from '../policies/admission.js';
+import { admissionPlan, invocationKey, mayAdmit, mayAdmitBy, type AdmissionInput, type AdmissionPlan } from '../policies/admission.js';
 import { nextInvocationStep } from '../policies/invocation.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
 import { createPodWithToken } from '../pods/token-secret.js';
@@ -222,17 +222,19 @@ export class InvocationReconciler implements Reconciler {
 
   /** Admission by a plan worked out once per state of the cache and of this process's admissions. */
   private mayAdmit(candidate: InvocationObject): boolean {
-    const { invocations, maxConcurrentInvocations: maxConcurrent, maxRunningInvocationsPerProject: maxRunningPerProject } = this.deps;
-    const state = { admitted: this.admitted, finished: this.finished, maxConcurrent, maxRunningPerProject };
     // One the cache does not show yet is placed as the newest, by a plan of its own.
-    return mayAdmitBy(this.currentPlan(), candidate, this.admitted) ?? mayAdmit({ ...state, invocations: invocations.list(), candidate });
+    return mayAdmitBy(this.currentPlan(), candidate, this.admitted) ?? mayAdmit({ ...this.admissionState(), candidate });
   }
 
   private currentPlan(): AdmissionPlan {
-    const { invocations, maxConcurrentInvocations: maxConcurrent, maxRunningInvocationsPerProject: maxRunningPerProject } = this.deps;
-    const at = `${invocations.version}/${this.admissionChanges}`;
-    if (this.plan?.at !== at) this.plan = { at, plan: admissionPlan({ invocations: invocations.list(), admitted: this.admitted, finished: this.finished, maxConcurrent, maxRunningPerProject }) };
+    const at = `${this.deps.invocations.version}/${this.admissionChanges}`;
+    if (this.plan?.at !== at) this.plan = { at, plan: admissionPlan(this.admissionState()) };
     return this.plan.plan;
+  }
+
+  private admissionState(): Omit<AdmissionInput, 'candidate'> {
+    const { invocations, maxConcurrentInvocations: maxConcurrent, maxRunningInvocationsPerProject: maxRunningPerProject } = this.deps;
+    return { invocations: invocations.list(), admitted: this.admitted, finished: this.finished, maxConcurrent, maxRunningPerProject };
   }
 
   private async setStatus(inv: InvocationObject, patch: InvocationStatus): Promise<void> {

@@ -15,7 +15,7 @@ import { uploadRecording } from './recording-upload.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput } from '../sandbox/output-capture.js';
-import { LOADER_READY_RECORD } from '../sandbox/channel.js';
+import { LOADER_READY_RECORD, type LoaderInstruction } from '../sandbox/channel.js';
 import { describeExit, type ExitStatus } from '../sandbox/process-group.js';
 import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
@@ -35,6 +35,7 @@ import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
 import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
+const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
 
 /** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
 export type InputSource = () => Promise<unknown>;
@@ -124,17 +125,20 @@ export class InvocationRun {
       INVOCATION_LIMITS.maxResultBytes,
     );
     const userProcess = api.listen().then((runtimeApi) => this.#startUserProcess(layout, runtimeApi));
+    // Its failures end the run through the browser's and the user process's own promises.
+    const browserTold = Promise.all([browser, userProcess]).then(([leased]) => this.#instructLoader({ browser: leased.wsEndpoint }));
+    browserTold.catch(() => undefined);
     const packagesLoaded = userProcess.then((started) => started.loaded);
     this.#failOnRejection(packagesLoaded, 'could not start the function process');
     // Ready to be claimed: the pages already open are recorded too.
     const ready = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded]).then(() => undefined);
     ready.catch(() => undefined);
-    return { layout, api, ready, userStarted: userProcess.then(() => undefined), setInput: (value) => (input = value) };
+    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, setInput: (value) => (input = value) };
   }
 
   async execute(): Promise<InvocationReport> {
     void this.prepare();
-    const { layout, userStarted, setInput } = this.#prepared!;
+    const { layout, userStarted, browserTold, setInput } = this.#prepared!;
     const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput);
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
@@ -143,6 +147,7 @@ export class InvocationRun {
     this.#failOnRejection(bundle, 'could not load the function bundle');
     const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
     this.#failOnRejection(handedOver, 'could not hand the function code to its process');
+    void Promise.all([handedOver, browserTold]).then(() => this.#user?.stdin?.end(), () => undefined);
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
@@ -207,8 +212,8 @@ export class InvocationRun {
   }
 
   /**
-   * The code loader, which imports the bundle once told where it is (#loadCode). Resolves once it
-   * has loaded the runtime packages.
+   * The code loader, which imports the bundle once told where it is (#loadCode) and is told the
+   * browser's address too (#instructLoader). Resolves once it has loaded the runtime packages.
    */
   #startUserProcess(layout: PodLayout, runtimeApi: string): { loaded: Promise<void> } {
     if (this.#settled) return { loaded: Promise.resolve() };
@@ -220,7 +225,7 @@ export class InvocationRun {
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,
       tmpDir: layout.tmpDir,
-      readable: [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
+      readable: [CODE_LOADER_SUPPORT_PATH, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
       env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
       agentEnv: this.agentEnv,
       stdin: true,
@@ -234,9 +239,13 @@ export class InvocationRun {
     return { loaded };
   }
 
+  #instructLoader(instruction: LoaderInstruction): void {
+    if (!this.#settled) this.#user?.stdin?.write(`${JSON.stringify(instruction)}\n`);
+  }
+
   #loadCode(bundlePath: string): void {
     if (this.#settled || !this.#user?.stdin) return;
-    this.#user.stdin.end(`${bundlePath}\n`);
+    this.#instructLoader({ bundle: bundlePath });
     this.#timers.push(
       setTimeout(() => {
         if (!this.#polled) {
@@ -394,6 +403,8 @@ interface Prepared {
   ready: Promise<void>;
   /** The user process exists (it can be handed its bundle). */
   userStarted: Promise<void>;
+  /** The code loader has been told the browser's address. */
+  browserTold: Promise<void>;
   /** Hands the runtime API the invocation, once known. */
   setInput(input: Promise<InvocationInput>): void;
 }

@@ -19,3 +19,9 @@ export interface ChannelRecord {
 
 /** The code loader's record once the runtime packages are loaded and it waits for its bundle. */
 export const LOADER_READY_RECORD = 'code-loader-ready';
+
+/**
+ * What the agent tells the code loader on its stdin, one JSON line each: the browser's DevTools
+ * WebSocket URL once it runs, and the bundle's path once it is unpacked, in either order.
+ */
+export type LoaderInstruction = { browser: string } | { bundle: string };

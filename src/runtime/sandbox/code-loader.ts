@@ -2,15 +2,18 @@
 // its HTTP client, then imports the bundle whose path the agent writes to stdin. So the Node start
 // overlaps the artifact's download (cold pods). A warm pool member also loads the runtime packages
 // it is told to before the invocation arrives; the runtime packages the bundle imports besides are
-// loaded once its path is known (all of them, in a cold pod).
+// loaded once its path is known (all of them, in a cold pod). Once told where the browser is, a
+// loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it
+// (devtools-protocol-cache.ts).
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
-// (the lists come from the agent: this script may read only itself and its channel support).
+// (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { CHANNEL_FD, LOADER_READY_RECORD } from './channel.js';
+import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './channel.js';
+import { serveDevtoolsProtocolFromCache } from './devtools-protocol-cache.js';
 
 const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
 if (!codeDir || runtimePackagesArg === undefined) throw new Error('code-loader: the code directory and the runtime packages are required');
@@ -28,17 +31,41 @@ try {
   // started without the agent's channel
 }
 
-const lines = createInterface({ input: process.stdin });
-const bundlePath = await new Promise<string | undefined>((resolve) => {
-  lines.once('line', (line) => resolve(line.trim()));
-  lines.once('close', () => resolve(undefined));
+// The agent's instructions, in either order; stdin ends once it has given both. The bundle's import
+// does not hold up the browser's address (its top level may already connect).
+let browserEndpoint: string | undefined;
+let bundleImports: string[] | undefined;
+let protocolCached = false;
+const instructions = createInterface({ input: process.stdin });
+instructions.on('line', (line) => {
+  const instruction = JSON.parse(line) as LoaderInstruction;
+  if ('bundle' in instruction) {
+    void loadBundle(instruction.bundle);
+    return;
+  }
+  browserEndpoint = instruction.browser;
+  cacheDevtoolsProtocol();
 });
-lines.close();
-process.stdin.destroy();
-// stdin closed without a path: the invocation ended before its code was there.
-if (bundlePath) {
-  await Promise.all(runtimePackagesImportedBy(bundlePath).filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
+instructions.once('close', () => process.stdin.destroy());
+
+/** A failure here ends the process as an uncaught error, which the agent reports as the code's failure to load. */
+async function loadBundle(bundlePath: string): Promise<void> {
+  bundleImports = runtimePackagesImportedBy(bundlePath);
+  await Promise.all(bundleImports.filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
+  cacheDevtoolsProtocol();
   await import(pathToFileURL(bundlePath).href);
+}
+
+/** Once the browser's address is known, for a bundle that will (or a pool member that may) connect with chrome-remote-interface. */
+function cacheDevtoolsProtocol(): void {
+  const client = 'chrome-remote-interface';
+  if (protocolCached || !browserEndpoint || !(bundleImports ?? preloaded).includes(client)) return;
+  protocolCached = true;
+  try {
+    serveDevtoolsProtocolFromCache(resolveFromCode.resolve(client), browserEndpoint);
+  } catch {
+    // Not provided here: the bundle's import reports it.
+  }
 }
 
 /**

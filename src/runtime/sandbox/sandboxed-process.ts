@@ -78,6 +78,8 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
     },
   );
   if (child.pid === undefined) throw new Error(`cannot start ${process.execPath} for ${options.script}`);
+  // Writing to a process that has exited fails with EPIPE; its exit is what reports that.
+  child.stdin?.on('error', () => undefined);
   trackProcessGroup(child.pid);
   return {
     child,

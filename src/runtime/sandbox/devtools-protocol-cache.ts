@@ -1,0 +1,86 @@
+// chrome-remote-interface asks the browser for its protocol description (`/json/protocol`, 1.6 MB
+// of JSON) on every connect, which costs a handler 70-130 ms before its first command. The pod's
+// browser answers the same every time, so the code loader fetches it once, ahead of the handler
+// (while a pool member waits, or while a cold pod's bundle loads), and chrome-remote-interface's own
+// fetch of it from that browser is answered from the copy. Any other address, `local: true`, a
+// changed path, or a failed prefetch go chrome-remote-interface's usual way.
+import { get } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+type Callback = (error: Error | null, descriptor?: unknown) => void;
+type ProtocolFunction = (options?: ProtocolOptions | Callback, callback?: Callback) => Promise<unknown> | undefined;
+
+interface ProtocolOptions {
+  host?: string;
+  port?: string | number;
+  secure?: boolean;
+  local?: boolean;
+  alterPath?: (path: string) => string;
+}
+
+const PROTOCOL_PATH = '/json/protocol';
+
+/** chrome-remote-interface's clients pass an `alterPath` that changes nothing unless told otherwise. */
+function askedPath(options: ProtocolOptions): string {
+  return typeof options.alterPath === 'function' ? options.alterPath(PROTOCOL_PATH) : PROTOCOL_PATH;
+}
+
+/**
+ * Fetches the protocol of the browser at `wsEndpoint` (its DevTools WebSocket URL) and has the
+ * chrome-remote-interface that `packageMain` belongs to answer its requests for it from this copy.
+ * Does nothing when that package does not have the shape it knows.
+ */
+export function serveDevtoolsProtocolFromCache(packageMain: string, wsEndpoint: string): void {
+  const browser = new URL(wsEndpoint);
+  const load = createRequire(packageMain);
+  // Its connects call the devtools module's Protocol; its `CDP.Protocol` is a copy of it taken at load.
+  const devtoolsModule = load(join(dirname(packageMain), 'lib', 'devtools.js')) as { Protocol?: ProtocolFunction };
+  const mainModule = load(packageMain) as { Protocol?: ProtocolFunction };
+  const original = devtoolsModule.Protocol;
+  if (typeof original !== 'function') return;
+  const cached = fetchProtocol(browser.hostname, browser.port);
+  // Awaited only by a connect to this browser: until then a failure is nobody's concern.
+  cached.catch(() => undefined);
+  const isThisBrowser = (options: ProtocolOptions): boolean =>
+    !options.local && !options.secure && sameHost(options.host, browser.hostname) && String(options.port) === browser.port && askedPath(options) === PROTOCOL_PATH;
+
+  const cachedProtocol: ProtocolFunction = (optionsOrCallback, maybeCallback) => {
+    const options = typeof optionsOrCallback === 'object' && optionsOrCallback !== null ? optionsOrCallback : {};
+    const callback = typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback;
+    if (!isThisBrowser(options)) return original(optionsOrCallback, maybeCallback);
+    const descriptor = cached.catch(() => original(options));
+    if (!callback) return descriptor;
+    descriptor.then((value) => callback(null, value), (error: Error) => callback(error));
+    return undefined;
+  };
+  devtoolsModule.Protocol = cachedProtocol;
+  if (mainModule.Protocol === original) mainModule.Protocol = cachedProtocol;
+}
+
+function sameHost(host: string | undefined, browserHost: string): boolean {
+  return host === browserHost || (host === 'localhost' && browserHost === '127.0.0.1');
+}
+
+function fetchProtocol(host: string, port: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const request = get({ host, port, path: PROTOCOL_PATH }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        reject(new Error(`the browser answered /json/protocol with ${response.statusCode}`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+}

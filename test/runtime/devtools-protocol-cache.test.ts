@@ -1,0 +1,167 @@
+// The code loader fetches the browser's protocol description once, ahead of the handler, and
+// chrome-remote-interface's connects to that browser use the copy. Run here as the agent runs it
+// (its stdin instructions, the runtime modules linked beside the code), against servers that count
+// what they are asked.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
+import type { LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
+import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/sandbox/runtime-modules.js';
+import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
+
+const CODE_LOADER = fileURLToPath(new URL('../../src/runtime/sandbox/code-loader.js', import.meta.url));
+
+/** Answers /json/protocol with its own descriptor and accepts DevTools WebSockets, counting both. */
+interface FakeBrowser {
+  port: number;
+  wsEndpoint: string;
+  descriptor: { version: { major: string; minor: string }; domains: { domain: string; commands: { name: string }[] }[] };
+  protocolRequests: number;
+  sockets: number;
+  close(): Promise<void>;
+}
+
+async function startFakeBrowser(name: string): Promise<FakeBrowser> {
+  const descriptor = { version: { major: '1', minor: '3' }, domains: [{ domain: `Fake${name}`, commands: [{ name: 'ping' }] }] };
+  const server: Server = createServer((request, response) => {
+    if (request.url === '/json/protocol') {
+      browser.protocolRequests += 1;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(descriptor));
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  const sockets = new WebSocketServer({ server });
+  sockets.on('connection', () => (browser.sockets += 1));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const browser: FakeBrowser = {
+    port,
+    wsEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${name}`,
+    descriptor,
+    protocolRequests: 0,
+    sockets: 0,
+    close: async () => {
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+  return browser;
+}
+
+describe('code loader: the browser protocol for chrome-remote-interface', function () {
+  this.timeout(60_000);
+  let workRoot: string;
+  let browser: FakeBrowser;
+  let other: FakeBrowser;
+  let pods = 0;
+
+  before(async () => {
+    workRoot = mkdtempSync(join(tmpdir(), 'browserfn-protocol-cache-'));
+    browser = await startFakeBrowser('Pod');
+    other = await startFakeBrowser('Other');
+  });
+  after(async () => {
+    await browser.close();
+    await other.close();
+    rmSync(workRoot, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    browser.protocolRequests = 0;
+    other.protocolRequests = 0;
+  });
+
+  /** Runs the loader with `bundle` as the code and the instructions in order; resolves with what the bundle printed. */
+  async function runLoader(bundle: string, instructions: (codeDir: string) => LoaderInstruction[], preload: string[] = []): Promise<unknown> {
+    pods += 1;
+    const podDir = join(workRoot, `pod-${pods}`);
+    const codeDir = join(podDir, 'code');
+    mkdirSync(codeDir, { recursive: true });
+    linkRuntimeModules(podDir, defaultRuntimeModulesDir());
+    writeFileSync(join(codeDir, 'main.mjs'), bundle);
+    const child = spawn(process.execPath, [CODE_LOADER, codeDir, RUNTIME_PACKAGES.join(','), preload.join(',')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    for (const instruction of instructions(codeDir)) child.stdin.write(`${JSON.stringify(instruction)}\n`);
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 0, stderr);
+    return JSON.parse(stdout);
+  }
+
+  const CONNECTING_BUNDLE = (port: number, otherPort: number) => `
+import CDP from 'chrome-remote-interface';
+const target = 'ws://127.0.0.1:${port}/devtools/browser/Pod';
+const domainsOf = (client) => client.protocol.domains.map((d) => d.domain);
+const first = await CDP({ target });
+const second = await CDP({ target });
+const byPort = await CDP.Protocol({ host: 'localhost', port: ${port} });
+const otherBrowser = await CDP.Protocol({ host: '127.0.0.1', port: ${otherPort} });
+const local = await CDP.Protocol({ host: '127.0.0.1', port: ${port}, local: true });
+const viaCallback = await new Promise((resolve, reject) => CDP.Protocol({ host: '127.0.0.1', port: ${port} }, (err, value) => (err ? reject(err) : resolve(value))));
+console.log(JSON.stringify({
+  first: domainsOf(first), second: domainsOf(second), byPort: byPort.domains.map((d) => d.domain),
+  otherBrowser: otherBrowser.domains.map((d) => d.domain), localDomains: local.domains.length, viaCallback: viaCallback.domains.map((d) => d.domain),
+}));
+await first.close();
+await second.close();
+`;
+
+  for (const order of ['browser first', 'bundle first'] as const) {
+    it(`a bundle importing it fetches the protocol once, however often it connects (${order})`, async () => {
+      const result = await runLoader(CONNECTING_BUNDLE(browser.port, other.port), (codeDir) => {
+        const told: LoaderInstruction[] = [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }];
+        return order === 'browser first' ? told : told.reverse();
+      });
+      assert.deepEqual(result, {
+        first: ['FakePod'],
+        second: ['FakePod'],
+        byPort: ['FakePod'],
+        otherBrowser: ['FakeOther'],
+        localDomains: (result as { localDomains: number }).localDomains,
+        viaCallback: ['FakePod'],
+      });
+      // chrome-remote-interface's own copy, not the browser's.
+      assert.ok((result as { localDomains: number }).localDomains > 10);
+      assert.equal(browser.protocolRequests, 1, 'the prefetch is the only request to the pod browser');
+      assert.equal(other.protocolRequests, 1, 'another browser is asked as usual');
+      assert.ok(browser.sockets >= 2, 'both clients connected');
+    });
+  }
+
+  it('a pool member that preloads it fetches the protocol before its bundle is there', async () => {
+    const bundle = `import CDP from 'chrome-remote-interface';\nconst p = await CDP.Protocol({ host: '127.0.0.1', port: ${browser.port} });\nconsole.log(JSON.stringify(p.domains.map((d) => d.domain)));\n`;
+    const result = await runLoader(bundle, (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }], ['chrome-remote-interface']);
+    assert.deepEqual(result, ['FakePod']);
+    assert.equal(browser.protocolRequests, 1);
+  });
+
+  it('a bundle that does not import it costs the browser nothing', async () => {
+    const result = await runLoader("console.log(JSON.stringify('no client'));\n", (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }]);
+    assert.equal(result, 'no client');
+    assert.equal(browser.protocolRequests, 0);
+  });
+
+  it('a browser that cannot answer leaves chrome-remote-interface to ask it itself', async () => {
+    const gone = await startFakeBrowser('Gone');
+    const endpoint = gone.wsEndpoint;
+    const port = gone.port;
+    await gone.close();
+    const bundle = `import CDP from 'chrome-remote-interface';\ntry { await CDP.Protocol({ host: '127.0.0.1', port: ${port} }); console.log(JSON.stringify('answered')); } catch (error) { console.log(JSON.stringify(error.code)); }\n`;
+    const result = await runLoader(bundle, (codeDir) => [{ browser: endpoint }, { bundle: join(codeDir, 'main.mjs') }]);
+    assert.equal(result, 'ECONNREFUSED');
+  });
+});

@@ -22,14 +22,14 @@ const CODE_LOADER = fileURLToPath(new URL('../../src/runtime/sandbox/code-loader
 interface FakeBrowser {
   port: number;
   wsEndpoint: string;
-  descriptor: { version: { major: string; minor: string }; domains: { domain: string; commands: { name: string }[] }[] };
+  descriptor: { version: { major: string; minor: string }; domains: { domain: string; commands: { name: string; parameters: { name: string; type: string }[] }[] }[] };
   protocolRequests: number;
   sockets: number;
   close(): Promise<void>;
 }
 
 async function startFakeBrowser(name: string): Promise<FakeBrowser> {
-  const descriptor = { version: { major: '1', minor: '3' }, domains: [{ domain: `Fake${name}`, commands: [{ name: 'ping' }] }] };
+  const descriptor = { version: { major: '1', minor: '3' }, domains: [{ domain: `Fake${name}`, commands: [{ name: 'ping', parameters: [{ name: 'text', type: 'string' }] }] }] };
   const server: Server = createServer((request, response) => {
     if (request.url === '/json/protocol') {
       browser.protocolRequests += 1;
@@ -106,6 +106,8 @@ describe('code loader: the browser protocol for chrome-remote-interface', functi
 import CDP from 'chrome-remote-interface';
 const target = 'ws://127.0.0.1:${port}/devtools/browser/Pod';
 const domainsOf = (client) => client.protocol.domains.map((d) => d.domain);
+// The client takes the parameters' names out of the descriptor it is given: each must get its own.
+const parametersOf = (client) => Object.keys(client['FakePod.ping'].parameters);
 const first = await CDP({ target });
 const second = await CDP({ target });
 const byPort = await CDP.Protocol({ host: 'localhost', port: ${port} });
@@ -113,7 +115,7 @@ const otherBrowser = await CDP.Protocol({ host: '127.0.0.1', port: ${otherPort} 
 const local = await CDP.Protocol({ host: '127.0.0.1', port: ${port}, local: true });
 const viaCallback = await new Promise((resolve, reject) => CDP.Protocol({ host: '127.0.0.1', port: ${port} }, (err, value) => (err ? reject(err) : resolve(value))));
 console.log(JSON.stringify({
-  first: domainsOf(first), second: domainsOf(second), byPort: byPort.domains.map((d) => d.domain),
+  first: domainsOf(first), second: domainsOf(second), parameters: [parametersOf(first), parametersOf(second)], byPort: byPort.domains.map((d) => d.domain),
   otherBrowser: otherBrowser.domains.map((d) => d.domain), localDomains: local.domains.length, viaCallback: viaCallback.domains.map((d) => d.domain),
 }));
 await first.close();
@@ -129,6 +131,7 @@ await second.close();
       assert.deepEqual(result, {
         first: ['FakePod'],
         second: ['FakePod'],
+        parameters: [['text'], ['text']],
         byPort: ['FakePod'],
         otherBrowser: ['FakeOther'],
         localDomains: (result as { localDomains: number }).localDomains,

@@ -39,9 +39,18 @@ export function serveDevtoolsProtocolFromCache(packageMain: string, wsEndpoint: 
   const mainModule = load(packageMain) as { Protocol?: ProtocolFunction };
   const original = devtoolsModule.Protocol;
   if (typeof original !== 'function') return;
-  const cached = fetchProtocol(browser.hostname, browser.port);
+  const fetched = fetchProtocol(browser.hostname, browser.port);
   // Awaited only by a connect to this browser: until then a failure is nobody's concern.
-  cached.catch(() => undefined);
+  fetched.catch(() => undefined);
+  // The client deletes fields of the descriptor it is given, so each gets one of its own, as from
+  // the browser; the first, parsed ahead, is the one a handler's first connect waits for.
+  let firstTaken = false;
+  const descriptorCopy = (): Promise<unknown> =>
+    fetched.then(({ text, parsed }) => {
+      if (firstTaken) return JSON.parse(text) as unknown;
+      firstTaken = true;
+      return parsed;
+    });
   const isThisBrowser = (options: ProtocolOptions): boolean =>
     !options.local && !options.secure && sameHost(options.host, browser.hostname) && String(options.port) === browser.port && askedPath(options) === PROTOCOL_PATH;
 
@@ -49,7 +58,7 @@ export function serveDevtoolsProtocolFromCache(packageMain: string, wsEndpoint: 
     const options = typeof optionsOrCallback === 'object' && optionsOrCallback !== null ? optionsOrCallback : {};
     const callback = typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback;
     if (!isThisBrowser(options)) return original(optionsOrCallback, maybeCallback);
-    const descriptor = cached.catch(() => original(options));
+    const descriptor = descriptorCopy().catch(() => original(options));
     if (!callback) return descriptor;
     descriptor.then((value) => callback(null, value), (error: Error) => callback(error));
     return undefined;
@@ -62,7 +71,7 @@ function sameHost(host: string | undefined, browserHost: string): boolean {
   return host === browserHost || (host === 'localhost' && browserHost === '127.0.0.1');
 }
 
-function fetchProtocol(host: string, port: string): Promise<unknown> {
+function fetchProtocol(host: string, port: string): Promise<{ text: string; parsed: unknown }> {
   return new Promise((resolve, reject) => {
     const request = get({ host, port, path: PROTOCOL_PATH }, (response) => {
       if (response.statusCode !== 200) {
@@ -74,7 +83,8 @@ function fetchProtocol(host: string, port: string): Promise<unknown> {
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ text, parsed: JSON.parse(text) });
         } catch (error) {
           reject(error as Error);
         }

@@ -191,11 +191,14 @@ describe('web console (/ui) in Chromium', function () {
 
     await page.getByLabel('Status').selectOption('FAILED');
     await page.waitForURL(/status=FAILED/);
+    // The table is rendered again for the new filter: the old row goes before the new one comes.
     await page.getByRole('link', { name: completed.id }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: failed.id }).waitFor();
     assert.deepEqual(await rows.locator('td:first-child').allInnerTexts(), [failed.id]);
 
     await page.getByLabel('Status').selectOption('COMPLETED');
     await page.getByRole('link', { name: failed.id }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: completed.id }).waitFor();
     assert.deepEqual(await rows.locator('td:first-child').allInnerTexts(), [completed.id]);
     await page.reload();
     await page.getByRole('link', { name: completed.id }).waitFor();

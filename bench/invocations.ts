@@ -19,6 +19,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const BACK_TO_BACK = Number(process.env.BENCH_BACK_TO_BACK ?? 200);
 const POOL_N = Number(process.env.BENCH_POOL_N ?? 2);
 const RTT_SAMPLES = 200;
+/** BENCH_RECORD_SESSION=false: invocations ask for no session recording (browserSettings.recordSession). */
+const INVOKE_BODY = process.env.BENCH_RECORD_SESSION === 'false' ? { sessionCreateParams: { browserSettings: { recordSession: false } } } : {};
 
 const FUNCTIONS = `
 import { defineFn } from 'browserfn';
@@ -101,7 +103,7 @@ async function startBench(env: Record<string, string>): Promise<Bench> {
 
 async function invokeTimed({ svc, ids }: Bench, name: string): Promise<Timed> {
   const started = performance.now();
-  const created = await svc.request('POST', `/v1/functions/${ids[name]}/invoke`, {});
+  const created = await svc.request('POST', `/v1/functions/${ids[name]}/invoke`, INVOKE_BODY);
   if (created.status !== 202) throw new Error(`invoke: ${created.status} ${JSON.stringify(created.body)}`);
   const done = await waitFor('invocation', async () => {
     const { body } = await svc.request('GET', `/v1/functions/invocations/${created.body.id}`);

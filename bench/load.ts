@@ -3,7 +3,8 @@
 // complete, none runs twice (the handler counts itself on a local server), admission stays fair
 // (sampled every second: no project waits below its share while another holds more than its
 // share), the p50/p99 of GET invocation and of the event loop's delay while it runs, and once all
-// ended the pod processes still running (orphans) and the zombies under this process. BENCH_LOAD_N (2000), BENCH_LOAD_SLOTS (8).
+// ended the pod processes still running (orphans) and the zombies under this process.
+// BENCH_LOAD_N (2000), BENCH_LOAD_SLOTS (8).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,0 +1,41 @@
+// The browser a pod gets: a fresh Chromium whose first page is ready, and nothing else of the
+// desktop browser's UI running beside it (the omnibox popup's WebUI renderer cost about 1.4 s of
+// CPU in the second after every start, competing with the invocation it was started for).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import CDP from 'chrome-remote-interface';
+import { LocalChromiumProvider } from '../../src/runtime/chromium/local-chromium-provider.js';
+
+const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('a pod browser (local Chromium)', function () {
+  this.timeout(60_000);
+
+  it('starts with its blank page only: no browser UI targets and no renderer for them', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+    const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir });
+    try {
+      const client = await CDP({ target: browser.wsEndpoint });
+      try {
+        const { targetInfos } = await client.Target.getTargets();
+        const page = targetInfos.find((t) => t.type === 'page');
+        assert.equal(page?.url, 'about:blank');
+        const { sessionId } = await client.Target.attachToTarget({ targetId: page.targetId, flatten: true });
+        const evaluated = (await client.send('Runtime.evaluate', { expression: '1+1', returnByValue: true }, sessionId)) as { result: { value: number } };
+        assert.equal(evaluated.result.value, 2);
+        // By now the desktop UI's WebUI targets would exist: without the flags they are there before the first CDP connect.
+        const after = (await client.Target.getTargets()).targetInfos;
+        assert.deepEqual(after.filter((t) => t.type !== 'page').map((t) => `${t.type} ${t.url}`), []);
+        const { processInfo } = (await client.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string }[] };
+        assert.ok(processInfo.filter((p) => p.type === 'renderer').length <= 2, JSON.stringify(processInfo));
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await browser.release();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,7 +1,7 @@
 // Packs a project for upload the way the widely used CLI does: the project folder without
 // dependencies, VCS data, secrets, logs, build output, archives, editor folders or .gitignored files.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { create } from 'tar';
 
@@ -73,13 +73,27 @@ function matchesWorkspace(path: string[], pattern: string[]): boolean {
   return segment.test(path[0]) && matchesWorkspace(path.slice(1), rest);
 }
 
-export async function packProject(entry: string): Promise<PackedProject> {
-  const entryPath = resolve(entry);
-  if (!existsSync(entryPath) || !statSync(entryPath).isFile()) throw new Error(`Entry file ${entry} does not exist`);
-  const root = findProjectRoot(entryPath);
+/** Whether packing the project at `root` takes `file` along (a file outside the project never goes). */
+export function isPacked(root: string, file: string): boolean {
+  const rel = relative(root, resolve(file));
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+  return !packingRules(root).ignores(rel.split(sep).join('/'));
+}
+
+function packingRules(root: string) {
   const rules = ignore().add(ALWAYS_EXCLUDED);
   const gitignore = join(root, '.gitignore');
   if (existsSync(gitignore)) rules.add(readFileSync(gitignore, 'utf8'));
+  return rules;
+}
+
+/** Packs the project of `entry`; `alsoExcluded` (absolute paths) stay out whatever the rules say. */
+export async function packProject(entry: string, alsoExcluded: string[] = []): Promise<PackedProject> {
+  const entryPath = resolve(entry);
+  if (!existsSync(entryPath) || !statSync(entryPath).isFile()) throw new Error(`Entry file ${entry} does not exist`);
+  const root = findProjectRoot(entryPath);
+  const rules = packingRules(root);
+  const excluded = new Set(alsoExcluded.map((file) => resolve(file)));
 
   const files: string[] = [];
   const walk = (dir: string) => {
@@ -88,7 +102,7 @@ export async function packProject(entry: string): Promise<PackedProject> {
       const rel = relative(root, abs).split(sep).join('/');
       if (entry.isDirectory()) {
         if (!rules.ignores(rel + '/')) walk(abs);
-      } else if (entry.isFile() && !rules.ignores(rel)) {
+      } else if (entry.isFile() && !rules.ignores(rel) && !excluded.has(abs)) {
         files.push(rel);
       }
     }

@@ -12,7 +12,11 @@ export interface WebhookSettings {
   maxRetryDelayMs: number;
   /** A finished delivery (and its attempts) is kept this long once the event's resource has left the store. */
   retentionMs: number;
+  /** Webhooks one project may register: each event is stored and sent once per subscribed webhook. */
+  maxPerProject: number;
 }
+
+export const DEFAULT_WEBHOOKS_PER_PROJECT = 20;
 
 export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
   const retryBaseMs = intValue(env['BROWSERFN_WEBHOOK_RETRY_BASE_MS'], 'BROWSERFN_WEBHOOK_RETRY_BASE_MS', 30_000, 1, 3_600_000);
@@ -23,6 +27,7 @@ export function loadWebhookSettings(env: NodeJS.ProcessEnv = process.env): Webho
     retryBaseMs,
     maxRetryDelayMs: Math.max(retryBaseMs, intValue(env['BROWSERFN_WEBHOOK_MAX_RETRY_DELAY_MS'], 'BROWSERFN_WEBHOOK_MAX_RETRY_DELAY_MS', 4 * 3_600_000, 1, 86_400_000)),
     retentionMs: intValue(env['BROWSERFN_WEBHOOK_DELIVERY_RETENTION_SECONDS'], 'BROWSERFN_WEBHOOK_DELIVERY_RETENTION_SECONDS', 86_400, 0, 30 * 86_400) * 1000,
+    maxPerProject: intValue(env['BROWSERFN_WEBHOOK_MAX_PER_PROJECT'], 'BROWSERFN_WEBHOOK_MAX_PER_PROJECT', DEFAULT_WEBHOOKS_PER_PROJECT, 1, 1000),
   };
 }
 

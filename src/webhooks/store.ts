@@ -8,6 +8,7 @@ import { retryOnConflict } from '../cluster/retry.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { assertUuid } from '../functions/lookup.js';
 import { checkEndpoint } from './endpoint.js';
+import { DEFAULT_WEBHOOKS_PER_PROJECT } from './settings.js';
 import { parseEventTypes, type EventType } from './event-types.js';
 import { endpointHash, newWebhookObject, WEBHOOK_SELECTOR, WebhookLabels, webhookObjectName, webhookRecord, withRecord, type WebhookRecord } from './objects.js';
 import { newSigningSecretObject, signingSecretName, withRotatedSecret } from './signing-secret.js';
@@ -59,12 +60,25 @@ const sameEndpoint = (cluster: ClusterPort, project: string, endpoint: string): 
 const taken = (endpoint: string, holder: WebhookRecord) =>
   conflict(`The endpoint ${endpoint} is already registered in this project (webhook ${holder.id}); change that webhook's event types instead, or delete it first`);
 
-/** Registers an endpoint; returns the webhook and its signing secret (shown only now). `conflict` when the project has the endpoint already. */
-export async function createWebhook(cluster: ClusterPort, project: string, input: Required<WebhookInput>, allowPrivate: boolean): Promise<{ record: WebhookRecord; secret: string }> {
+const full = (maxPerProject: number) =>
+  conflict(`The project has ${maxPerProject} webhooks, as many as this server allows (BROWSERFN_WEBHOOK_MAX_PER_PROJECT); delete one, or subscribe an existing one to more event types`);
+
+/**
+ * Registers an endpoint; returns the webhook and its signing secret (shown only now). `conflict`
+ * when the project has the endpoint already, or `maxPerProject` webhooks.
+ */
+export async function createWebhook(
+  cluster: ClusterPort,
+  project: string,
+  input: Required<WebhookInput>,
+  allowPrivate: boolean,
+  maxPerProject = DEFAULT_WEBHOOKS_PER_PROJECT,
+): Promise<{ record: WebhookRecord; secret: string }> {
   const endpoint = checkEndpoint(input.endpoint, allowPrivate);
   const eventTypes = parseEventTypes(input.eventTypes);
   const holder = (await sameEndpoint(cluster, project, endpoint))[0];
   if (holder) throw taken(endpoint, holder.record);
+  if ((await listWebhooks(cluster, project)).length >= maxPerProject) throw full(maxPerProject);
   const now = Date.now();
   const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now, subscribedAt: subscribed(eventTypes, {}, now) };
   const created = await webhooks(cluster).create(newWebhookObject(record));
@@ -74,6 +88,12 @@ export async function createWebhook(cluster: ClusterPort, project: string, input
   if (first) {
     await withdraw();
     throw taken(endpoint, first.record);
+  }
+  // Likewise for the cap: of registrations racing past its check, the earliest ones stay.
+  const ahead = (await listWebhooks(cluster, project)).filter((w) => w.record.id !== record.id && earlier(w.record, record));
+  if (ahead.length >= maxPerProject) {
+    await withdraw();
+    throw full(maxPerProject);
   }
   const secret = newSigningSecret();
   try {
@@ -101,7 +121,7 @@ export async function updateWebhook(cluster: ClusterPort, project: string, id: s
   });
 }
 
-/** Issues a new signing secret; the old one keeps signing for ROTATION_GRACE_MS unless `revokeImmediately`. */
+/** Issues a new signing secret; the old ones keep signing for ROTATION_GRACE_MS from their rotation unless `revokeImmediately`. */
 export async function rotateWebhookSecret(cluster: ClusterPort, project: string, id: string, revokeImmediately: boolean): Promise<string> {
   const secret = newSigningSecret();
   await retryOnConflict(async () => {
@@ -109,7 +129,7 @@ export async function rotateWebhookSecret(cluster: ClusterPort, project: string,
     const current = await secrets(cluster).get(project, signingSecretName(record.id));
     if (!current) throw missing(id);
     try {
-      await secrets(cluster).update(withRotatedSecret(current, secret, revokeImmediately ? undefined : Date.now() + ROTATION_GRACE_MS));
+      await secrets(cluster).update(withRotatedSecret(current, secret, Date.now(), ROTATION_GRACE_MS, revokeImmediately));
     } catch (err) {
       if (isNotFound(err)) throw missing(id);
       throw err;

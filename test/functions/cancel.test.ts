@@ -3,6 +3,9 @@
 // `browserfn invoke --cancel-on-interrupt` cancels on Ctrl-C.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
@@ -98,7 +101,50 @@ describe('cancelling invocations (embedded)', function () {
     assert.ok(id, stderr);
     child.kill('SIGINT');
     assert.equal(await exited, 130, stderr);
-    assert.match(stderr, /Cancelling invocation .*\n.*FAILED: CANCELLED/);
+    assert.match(stderr, /Cancelling the invocation…\n.*FAILED: CANCELLED/);
     assert.equal((await svc.request('GET', `/v1/functions/invocations/${id}`)).body.cause.code, 'CANCELLED');
+  });
+});
+
+describe('browserfn invoke --cancel-on-interrupt, Ctrl-C before the invoke is answered', function () {
+  this.timeout(60_000);
+
+  it('cancels the invocation the invoke creates once its answer comes', async () => {
+    // The API's side is played here so the invoke's answer can be held until after the Ctrl-C.
+    const id = randomUUID();
+    const calls: string[] = [];
+    let answerInvoke: () => void = () => undefined;
+    let invokeArrived: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (invokeArrived = resolve));
+    const api = createServer((req, res) => {
+      calls.push(`${req.method} ${req.url}`);
+      const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.url?.endsWith('/invoke')) {
+        answerInvoke = () => json(202, { id, sessionId: randomUUID(), status: 'PENDING' });
+        invokeArrived();
+      } else if (req.url === `/v1/functions/invocations/${id}/cancel`) json(200, { id, status: 'FAILED', cause: { code: 'CANCELLED' } });
+      else json(200, { id, status: 'PENDING' });
+    });
+    servers.push(api);
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const child = spawn(process.execPath, [CLI, 'invoke', randomUUID(), '--poll-ms', '100', '--cancel-on-interrupt'], {
+      env: { ...process.env, BROWSERFN_API_KEY: 'k', BROWSERFN_API_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await arrived;
+    child.kill('SIGINT');
+    await waitFor('the CLI to say it cancels', async () => (stderr.includes('Cancelling the invocation') ? true : undefined), 10_000, 20);
+    answerInvoke();
+    assert.equal(await exited, 130, stderr);
+    assert.ok(calls.includes(`POST /v1/functions/invocations/${id}/cancel`), calls.join(', '));
+    assert.match(stderr, new RegExp(`Invocation ${id} FAILED: CANCELLED`));
+  });
+
+  const servers: Server[] = [];
+  after(() => {
+    for (const server of servers) (server.closeAllConnections(), server.close());
   });
 });

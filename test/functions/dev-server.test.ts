@@ -37,9 +37,11 @@ describe('browserfn dev', function () {
   let dev: DevProcess;
 
   before(async () => {
-    root = writeProject({ 'index.ts': entry(1), '.env.browserfn': `# local secrets\nAPI_TOKEN="${SECRET}"\n` });
+    // No secrets file yet: the secrets test makes the default one while dev runs.
+    root = writeProject({ 'index.ts': entry(1) });
     dev = await startDev(root, 'index.ts');
     assert.deepEqual(builtNames(await dev.line(/^Build \S+ ready in /)), ['forever', 'greet', 'secret']);
+    assert.match(dev.output(), /No secrets yet: .*\.env\.browserfn is read once it exists/);
   });
   after(async () => {
     const output = dev?.output() ?? '';
@@ -66,8 +68,10 @@ describe('browserfn dev', function () {
     assert.match(missing.body.message, /Function "nope" not found/);
   });
 
-  it('hands the local secrets file to context.secrets and never shows the value', async () => {
+  it('hands the local secrets file to context.secrets, also one made while dev runs, and never shows the value', async () => {
     const from = dev.output().length;
+    writeFileSync(join(root, '.env.browserfn'), `# local secrets\nAPI_TOKEN="${SECRET}"\n`);
+    await dev.line(/^Build \S+ ready in /, from);
     const done = await dev.request('POST', '/v1/functions/secret/invoke', {});
     assert.equal(done.status, 200, done.text);
     assert.equal(done.body.length, SECRET.length, 'the handler got the value');

@@ -9,16 +9,17 @@ import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
-import { createWebhook, getWebhook, rotateWebhookSecret, updateWebhook, ROTATION_GRACE_MS } from '../../src/webhooks/store.js';
+import { createWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, ROTATION_GRACE_MS } from '../../src/webhooks/store.js';
 import { invocationEvents } from '../../src/webhooks/events.js';
 import { recordEvents } from '../../src/webhooks/emit.js';
 import { deliveryStep } from '../../src/webhooks/deliver.js';
 import { deliveryName, readDelivery } from '../../src/webhooks/deliveries.js';
 import { WebhookSender } from '../../src/webhooks/sender.js';
 import { loadWebhookSettings, retryDelayMs } from '../../src/webhooks/settings.js';
-import { signingSecretName, signingSecrets } from '../../src/webhooks/signing-secret.js';
+import { MAX_EARLIER_SECRETS, signingSecretName, signingSecrets } from '../../src/webhooks/signing-secret.js';
 import { signDelivery } from '../../src/webhooks/signing.js';
 import { Webhook } from 'standardwebhooks';
+import { isDomainError } from '../../src/domain/errors.js';
 import { startHoldServer } from '../support/hold-server.js';
 
 const invocation = (name: string, status: InvocationObject['status'], createdAt: string): InvocationObject =>
@@ -108,6 +109,37 @@ describe('webhook delivery steps (embedded store, fake clock)', () => {
     new Webhook(original).verify('{"a":1}', { ...headers });
     const revoked = await rotateWebhookSecret(cluster, 'default', record.id, true);
     assert.deepEqual(signingSecrets(await signing(), now), [revoked]);
+  });
+
+  it('refuses a webhook past the per-project cap with a 409 that says what to do, also when registrations race', async () => {
+    const make = (n: number) => createWebhook(cluster, 'capped', { endpoint: `https://receiver.example.test/cap-${n}`, eventTypes: ['functions.builds.completed'] }, false, 3);
+    await make(1);
+    const racing = await Promise.allSettled([make(2), make(3), make(4), make(5)]);
+    assert.equal(racing.filter((r) => r.status === 'fulfilled').length, 2, 'two of the racing registrations fit under the cap of 3');
+    for (const refused of racing.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
+      assert.ok(isDomainError(refused.reason, 'conflict'), String(refused.reason));
+      assert.match(refused.reason.message, /has 3 webhooks.*BROWSERFN_WEBHOOK_MAX_PER_PROJECT.*delete one/);
+    }
+    assert.equal((await listWebhooks(cluster, 'capped')).length, 3, 'nothing of a refused registration is left');
+    assert.equal((await cluster.resource(Kinds.Secret).list('capped')).items.length, 3, 'nor a signing secret');
+  });
+
+  it('keeps each earlier secret for 24 hours from its own rotation when rotated again within the day, at most ten', async () => {
+    const { record, secret: first } = await createWebhook(cluster, 'default', { endpoint: 'https://receiver.example.test/rotate-twice', eventTypes: ['functions.builds.completed'] }, false);
+    const second = await rotateWebhookSecret(cluster, 'default', record.id, false);
+    const third = await rotateWebhookSecret(cluster, 'default', record.id, false);
+    const object = (await cluster.resource(Kinds.Secret).get('default', signingSecretName(record.id)))!;
+    const now = Date.now();
+    assert.deepEqual(signingSecrets(object, now), [third, second, first], 'the first secret still signs after the second rotation');
+    new Webhook(first).verify('{"a":1}', { ...signDelivery(signingSecrets(object, now), 'evt_2', new Date(), '{"a":1}') });
+    assert.deepEqual(signingSecrets(object, now + ROTATION_GRACE_MS + 60_000), [third]);
+
+    let latest = third;
+    for (let i = 0; i < MAX_EARLIER_SECRETS + 5; i += 1) latest = await rotateWebhookSecret(cluster, 'default', record.id, false);
+    const many = signingSecrets((await cluster.resource(Kinds.Secret).get('default', signingSecretName(record.id)))!, Date.now());
+    assert.equal(many.length, MAX_EARLIER_SECRETS + 1);
+    assert.equal(many[0], latest);
+    assert.ok(!many.includes(first), 'the oldest earlier secrets are dropped first');
   });
 
   it('ends an attempt the receiver does not answer at the timeout, as a failed attempt', async () => {

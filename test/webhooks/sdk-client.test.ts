@@ -68,6 +68,18 @@ describe('webhooks through @browserbasehq/sdk (serve)', function () {
     assert.equal((await refusal(bb.webhooks.delete(created.id))).status, 404);
   });
 
+  it('updates by POST to the webhook as it does by PATCH, with the same checks', async () => {
+    const hook = await bb.webhooks.create({ endpoint: 'https://hooks.example.com/by-post', eventTypes: ['functions.builds.completed'] });
+    const changed = await svc.request('POST', `/v1/webhooks/${hook.id}`, { eventTypes: ['functions.invocations.failed'] });
+    assert.equal(changed.status, 200);
+    assert.deepEqual(changed.body.eventTypes, ['functions.invocations.failed']);
+    assert.deepEqual((await bb.webhooks.retrieve(hook.id)).eventTypes, ['functions.invocations.failed']);
+    const refused = await svc.request('POST', `/v1/webhooks/${hook.id}`, { eventTypes: ['functions.nope'] });
+    assert.equal(refused.status, 400);
+    assert.deepEqual((await bb.webhooks.retrieve(hook.id)).eventTypes, ['functions.invocations.failed'], 'a refused update changes nothing');
+    await bb.webhooks.delete(hook.id);
+  });
+
   it('lists newest first in pages joined by nextCursor', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await bb.webhooks.create({ endpoint: `https://hooks.example.com/page-${i}`, eventTypes: ['functions.builds.completed'] })).id);
@@ -143,6 +155,7 @@ describe('webhooks through @browserbasehq/sdk (serve)', function () {
     assert.equal(doc.paths['/v1/webhooks'].get.operationId, 'Webhooks_list');
     assert.equal(doc.paths['/v1/webhooks/{id}'].get.operationId, 'Webhooks_retrieve');
     assert.equal(doc.paths['/v1/webhooks/{id}'].patch.operationId, 'Webhooks_update');
+    assert.equal(doc.paths['/v1/webhooks/{id}'].post.operationId, 'Webhooks_updateByPost');
     assert.equal(doc.paths['/v1/webhooks/{id}'].delete.operationId, 'Webhooks_delete');
     assert.equal(doc.paths['/v1/webhooks/{id}/secret'].post.operationId, 'Webhooks_rotateSecret');
     assert.equal(doc.paths['/v1/webhooks/{id}/deliveries'].get.operationId, 'Webhooks_listDeliveries');

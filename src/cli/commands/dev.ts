@@ -16,7 +16,7 @@ export function registerDevCommand(program: Command): void {
   program
     .command('dev <entry>')
     .description('Run the project of <entry> locally: rebuild on change, invoke Functions by name on POST /v1/functions/{name}/invoke')
-    .option('-p, --port <port>', 'port to listen on (0: any free one)', '14113')
+    .option('-p, --port <port>', 'port to listen on (0: any free one)', '14113') // the hosted CLI's; DEFAULT_DEV_PORT, not imported (see run)
     .option('--host <host>', 'address to bind (a loopback address: the routes take no API key)', '127.0.0.1')
     .option('--secrets <file>', 'secrets handed to the Functions as context.secrets: NAME=value lines, or a JSON object when it ends in .json (default: .env.browserfn beside the entry\'s project, if present)')
     .option('--data-dir <dir>', 'the dev service\'s store, pods and npm cache (default: a folder of this project under the temp folder)')
@@ -36,15 +36,17 @@ async function run(entry: string, opts: DevOptions): Promise<void> {
   const { findProjectRoot } = await import('../pack.js');
   const { startDevServer } = await import('../../server/dev/dev-server.js');
   const defaultSecrets = resolve(findProjectRoot(entryPath), '.env.browserfn');
-  const secretsFile = opts.secrets ? resolve(opts.secrets) : existsSync(defaultSecrets) ? defaultSecrets : undefined;
-  if (secretsFile && !existsSync(secretsFile)) throw new Error(`Secrets file not found: ${secretsFile}`);
+  // The default file is read whenever it exists, so one made while dev runs counts from its next build.
+  const secretsFile = opts.secrets ? resolve(opts.secrets) : defaultSecrets;
+  if (opts.secrets && !existsSync(secretsFile)) throw new Error(`Secrets file not found: ${secretsFile}`);
   const out = (line: string) => process.stdout.write(line + '\n');
-  if (secretsFile) out(`Secrets from ${secretsFile}`);
+  out(existsSync(secretsFile) ? `Secrets from ${secretsFile}` : `No secrets yet: ${secretsFile} is read once it exists`);
   const server = await startDevServer({
     entry: entryPath,
     port,
     host: opts.host,
     secretsFile,
+    secretsFileOptional: !opts.secrets,
     dataDir: opts.dataDir,
     env: process.env,
     // The service's own log stays quiet unless asked for: the terminal shows builds, invocations and console output.

@@ -22,9 +22,11 @@ export function registerInvokeCommand(program: Command): void {
       const client = new ApiClient({ apiUrl: opts.apiUrl });
       const body: Record<string, unknown> = { params: parseJson(opts.params, '--params') };
       if (opts.session) body.sessionCreateParams = parseJson(opts.session, '--session');
-      let inv = await client.request<InvocationView>('POST', `/v1/functions/${functionId}/invoke`, body);
+      const created = client.request<InvocationView>('POST', `/v1/functions/${functionId}/invoke`, body);
+      // Set before the answer: a Ctrl-C while the invoke is under way cancels what it creates.
+      if (opts.cancelOnInterrupt) cancelOnInterrupt(client, created.then((inv) => inv.id));
+      let inv = await created;
       process.stderr.write(`Invocation ${inv.id} (session ${inv.sessionId}) ${inv.status}\n`);
-      if (opts.cancelOnInterrupt) cancelOnInterrupt(client, inv.id);
       while (inv.status === 'PENDING' || inv.status === 'RUNNING') {
         await sleep(Number(opts.pollMs));
         inv = await client.request<InvocationView>('GET', `/v1/functions/invocations/${inv.id}`);
@@ -40,21 +42,32 @@ export function registerInvokeCommand(program: Command): void {
     });
 }
 
-/** The first Ctrl-C cancels the invocation and exits with 130 once it has; a second one exits at once. */
-function cancelOnInterrupt(client: ApiClient, id: string): void {
+/**
+ * The first Ctrl-C cancels the invocation (once its creation has been answered) and exits with 130
+ * once it has; a second one exits at once.
+ */
+function cancelOnInterrupt(client: ApiClient, invocationId: Promise<string>): void {
+  invocationId.catch(() => undefined);
   process.once('SIGINT', () => {
-    process.stderr.write(`Cancelling invocation ${id}…\n`);
     process.once('SIGINT', () => process.exit(130));
-    client.request<InvocationView>('POST', `/v1/functions/invocations/${id}/cancel`).then(
-      (inv) => {
-        process.stderr.write(`Invocation ${id} ${inv.status}${inv.cause ? `: ${inv.cause.code}` : ''}\n`);
-        process.exit(130);
-      },
-      (err: Error) => {
-        process.stderr.write(`Could not cancel invocation ${id}: ${err.message}\n`);
-        process.exit(130);
-      },
-    );
+    process.stderr.write('Cancelling the invocation…\n');
+    let id = '';
+    invocationId
+      .then((created) => {
+        id = created;
+        return client.request<InvocationView>('POST', `/v1/functions/invocations/${id}/cancel`);
+      })
+      .then(
+        (inv) => {
+          process.stderr.write(`Invocation ${id} ${inv.status}${inv.cause ? `: ${inv.cause.code}` : ''}\n`);
+          process.exit(130);
+        },
+        (err: Error) => {
+          // No ID: the invoke itself failed, so there is nothing to cancel.
+          process.stderr.write(id ? `Could not cancel invocation ${id}: ${err.message}\n` : `The invoke failed: ${err.message}\n`);
+          process.exit(130);
+        },
+      );
   });
 }
 

@@ -1,6 +1,7 @@
 // Publishes the dev project the way `browserfn publish` does, through the same use case as the
 // façade (pack, createBuild, the real build pod: install, bundle, introspection), and keeps the
 // Functions of the last build that succeeded: a failed build leaves them in place and says why.
+import { existsSync } from 'node:fs';
 import { Kinds } from '../../cluster/objects.js';
 import type { ClusterPort } from '../../cluster/port.js';
 import { createBuild } from '../../functions/builds.js';
@@ -15,6 +16,8 @@ export interface DevPublisherOptions {
   entry: string;
   maxArchiveBytes: number;
   secretsFile?: string;
+  /** The secrets file is the default one, read only while it exists (it may come later). */
+  secretsFileOptional?: boolean;
   /** How often the build is looked at while it runs. */
   pollMs?: number;
 }
@@ -56,10 +59,11 @@ export class DevPublisher {
   }
 
   async #publish(): Promise<PublishResult> {
-    const { cluster, project, entry, maxArchiveBytes, secretsFile } = this.options;
+    const { cluster, project, entry, maxArchiveBytes, secretsFile, secretsFileOptional } = this.options;
     // Read first: a bad secrets file fails this build before anything is stored.
-    const secrets = secretsFile ? readLocalSecrets(secretsFile) : new Map<string, string>();
-    const packed = await packProject(entry);
+    const secrets = secretsFile && (!secretsFileOptional || existsSync(secretsFile)) ? readLocalSecrets(secretsFile) : new Map<string, string>();
+    // The secrets reach the Functions as secrets only, never inside the build's archive.
+    const packed = await packProject(entry, secretsFile ? [secretsFile] : []);
     if (packed.archive.length > maxArchiveBytes) {
       return { ok: false, why: `The project archive is ${packed.archive.length} bytes, over the ${maxArchiveBytes}-byte limit (BROWSERFN_MAX_ARCHIVE_BYTES)` };
     }

@@ -5,11 +5,11 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { loadSettings } from '../../config/settings.js';
 import type { Logger } from '../../config/logger.js';
 import type { InvocationObject } from '../../schemas/resources.js';
-import { findProjectRoot } from '../../cli/pack.js';
+import { findProjectRoot, isPacked } from '../../cli/pack.js';
 import { Kinds } from '../../cluster/objects.js';
 import { startStandalone } from '../standalone.js';
 import type { ClusterPort } from '../../cluster/port.js';
@@ -27,6 +27,8 @@ export interface DevServerOptions {
   port: number;
   host: string;
   secretsFile?: string;
+  /** The secrets file is the default one: read while it exists, which it may only later. */
+  secretsFileOptional?: boolean;
   /** Default: a folder of this project under the system's temp folder, kept between runs (npm cache). */
   dataDir?: string;
   /** The service's settings come from it as for `serve`, but for the data dir, address and API keys. */
@@ -66,7 +68,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   });
   const service = await startStandalone(settings, options.log, { podEnv: { BROWSERFN_ECHO_CONSOLE: '1' }, onPodOutput: echo });
   cluster = service.cluster;
-  const publisher = new DevPublisher({ cluster: service.cluster, project, entry, maxArchiveBytes: settings.maxArchiveBytes, secretsFile: options.secretsFile });
+  const publisher = new DevPublisher({ cluster: service.cluster, project, entry, maxArchiveBytes: settings.maxArchiveBytes, secretsFile: options.secretsFile, secretsFileOptional: options.secretsFileOptional });
+  if (options.secretsFile && isPacked(root, options.secretsFile)) {
+    options.out(`Warning: ${relative(root, options.secretsFile)} is inside the project and not ignored: dev builds leave it out, but \`browserfn publish\` would upload it. Add it to .gitignore.`);
+  }
   const invoker = {
     cluster: service.cluster,
     archive: service.archive,

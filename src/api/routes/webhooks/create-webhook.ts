@@ -18,10 +18,10 @@ export default ({ settings }: WebhookRoutesDeps) =>
     responses: {
       201: { description: 'The webhook with its signing secret', schema: createdWebhookSchema },
       400: error('An endpoint that is not an https URL, or that the address guard refuses; unknown or no event types'),
-      409: error('The endpoint is already registered in this project'),
+      409: error('The endpoint is already registered in this project, or the project has as many webhooks as the server allows'),
     },
     async handle(ctx, { body }, deps) {
-      const { record, secret } = await createWebhook(deps.cluster, ctx.state.project, body, settings.allowPrivate);
+      const { record, secret } = await createWebhook(deps.cluster, ctx.state.project, body, settings.allowPrivate, settings.maxPerProject);
       deps.log.info({ requestId: ctx.state.requestId, project: record.project, webhookId: record.id, endpoint: new URL(record.endpoint).origin, eventTypes: record.eventTypes }, 'webhook registered');
       ctx.status = 201;
       ctx.body = { ...webhookView(record), secret };

@@ -13,7 +13,7 @@ export const webhookRoutes = (deps: WebhookRoutesDeps): RouteDefinition[] => [
   createWebhook(deps),
   listWebhooks,
   getWebhook,
-  updateWebhook(deps),
+  ...updateWebhook(deps),
   deleteWebhook,
   rotateSecret,
   listDeliveries,

@@ -1,16 +1,20 @@
 // PATCH /v1/webhooks/{id} — changes the endpoint, the event types (replaced), or both; the secret stays.
+// @browserbasehq/sdk sends PATCH; POST to the same path does the same for clients that cannot.
 import { defineRoute } from '../../route.js';
 import { updateWebhook } from '../../../webhooks/store.js';
 import { webhookView } from '../../../webhooks/views.js';
 import { error, updateBody, uuidParams, webhookSchema } from './schemas.js';
 import type { WebhookRoutesDeps } from './deps.js';
 
-export default ({ settings }: WebhookRoutesDeps) =>
+const updateBy = (method: 'patch' | 'post', { settings }: WebhookRoutesDeps) =>
   defineRoute<{ id: string }, unknown, { endpoint?: string; eventTypes?: string[] }>({
-    method: 'patch',
+    method,
     path: '/v1/webhooks/:id',
-    operationId: 'Webhooks_update',
-    summary: "Change a webhook's endpoint or event types (omitted fields stay; eventTypes replaces the subscription)",
+    operationId: method === 'patch' ? 'Webhooks_update' : 'Webhooks_updateByPost',
+    summary:
+      method === 'patch'
+        ? "Change a webhook's endpoint or event types (omitted fields stay; eventTypes replaces the subscription)"
+        : 'The same as PATCH /v1/webhooks/{id}, for clients that only send POST',
     tags: ['webhooks'],
     request: { params: uuidParams('id'), body: updateBody },
     responses: {
@@ -25,3 +29,5 @@ export default ({ settings }: WebhookRoutesDeps) =>
       ctx.body = webhookView(record);
     },
   });
+
+export default (deps: WebhookRoutesDeps) => [updateBy('patch', deps), updateBy('post', deps)];

@@ -63,6 +63,8 @@ export class InvocationRun {
   readonly #sampler = new MetricsSampler();
   /** Open while the handler runs: the façade relays live viewers through it. */
   #liveChannel: LiveChannel | undefined;
+  /** The ended session's processes being reaped. */
+  #teardown: Promise<void> | undefined;
 
   constructor(
     private readonly settings: AgentSettings,
@@ -151,7 +153,7 @@ export class InvocationRun {
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
-    // The report says the session is over: its browser is gone and its recording stored by then.
+    // The report says the session is over: its browser and user code killed, its recording stored.
     const sessionLogs = await this.#endSession();
     const recording = await finishRecording(this.#recording, this.#endedAt ?? new Date(), this.log);
     if (recording.length > 0) await uploadRecording(this.control, recording, this.log);
@@ -163,6 +165,7 @@ export class InvocationRun {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
     await this.#endSession();
     await finishRecording(this.#recording, new Date(), this.log);
+    await this.torndown();
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -358,16 +361,31 @@ export class InvocationRun {
    * The user's code and the browser are killed together (each waits for its processes to be
    * reaped), then the recorder stops. Returns the session log.
    */
+  /**
+   * Ends the session: the user process and the browser are SIGKILLed (a local browser; a sidecar is
+   * told to close), so nothing of them runs on, and the session's logs are collected. Their
+   * processes' teardown (the kernel freeing a browser's memory takes 60 ms and more) is left to
+   * run on: the report does not wait for it, the agent's exit does (torndown()).
+   */
   async #endSession(): Promise<SessionLogEntry[]> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#liveChannel?.close();
     this.#launchAbort.abort();
-    const browserReleased = settledValue(this.#browserLaunch).then((leased) => leased?.release());
-    await Promise.all([this.#user?.kill(), browserReleased]);
+    const userGone = this.#user?.kill();
+    // Closed while the browser still answers: a socket to a killed browser closes only once its memory is freed.
+    const recorder = await settledValue(this.#recorderStart);
+    const sessionLogs = recorder ? await recorder.stop() : [];
+    const browserGone = settledValue(this.#browserLaunch).then((leased) => leased?.release());
+    this.#teardown = Promise.all([userGone, browserGone]).then(() => undefined);
+    this.#teardown.catch(() => undefined);
     await this.#prepared?.api.close();
     await this.#drainOutput();
-    const recorder = await settledValue(this.#recorderStart);
-    return recorder ? await recorder.stop() : [];
+    return sessionLogs;
+  }
+
+  /** Resolves once every process of the session is gone (after the report, before the agent exits). */
+  torndown(): Promise<void> {
+    return this.#teardown ?? Promise.resolve();
   }
 
   async #drainOutput(): Promise<void> {

@@ -358,10 +358,6 @@ export class InvocationRun {
   }
 
   /**
-   * The user's code and the browser are killed together (each waits for its processes to be
-   * reaped), then the recorder stops. Returns the session log.
-   */
-  /**
    * Ends the session: the user process and the browser are SIGKILLed (a local browser; a sidecar is
    * told to close), so nothing of them runs on, and the session's logs are collected. Their
    * processes' teardown (the kernel freeing a browser's memory takes 60 ms and more) is left to

@@ -372,9 +372,9 @@ export class InvocationRun {
     const recorder = await settledValue(this.#recorderStart);
     const sessionLogs = recorder ? await recorder.stop() : [];
     const browserGone = settledValue(this.#browserLaunch).then((leased) => leased?.release());
-    this.#teardown = Promise.all([userGone, browserGone]).then(() => undefined);
+    // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) can wait too.
+    this.#teardown = Promise.all([userGone, browserGone, this.#prepared?.api.close()]).then(() => undefined);
     this.#teardown.catch(() => undefined);
-    await this.#prepared?.api.close();
     await this.#drainOutput();
     return sessionLogs;
   }

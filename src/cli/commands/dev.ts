@@ -16,9 +16,10 @@ export function registerDevCommand(program: Command): void {
   program
     .command('dev <entry>')
     .description('Run the project of <entry> locally: rebuild on change, invoke Functions by name on POST /v1/functions/{name}/invoke')
-    .option('-p, --port <port>', 'port to listen on (0: any free one)', '14113') // the hosted CLI's; DEFAULT_DEV_PORT, not imported (see run)
+    // The hosted CLI's port, DEFAULT_DEV_PORT of dev-server.ts: not imported, that module loads only when dev runs (see run).
+    .option('-p, --port <port>', 'port to listen on (0: any free one)', '14113')
     .option('--host <host>', 'address to bind (a loopback address: the routes take no API key)', '127.0.0.1')
-    .option('--secrets <file>', 'secrets handed to the Functions as context.secrets: NAME=value lines, or a JSON object when it ends in .json (default: .env.browserfn beside the entry\'s project, if present)')
+    .option('--secrets <file>', 'secrets handed to the Functions as context.secrets: NAME=value lines, or a JSON object when it ends in .json (default: .env.browserfn in the entry\'s project, read whenever it exists)')
     .option('--data-dir <dir>', 'the dev service\'s store, pods and npm cache (default: a folder of this project under the temp folder)')
     .action((entry: string, opts: DevOptions) => run(entry, opts));
 }

@@ -36,6 +36,8 @@ import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
+/** How long a session's end waits for the recorder's socket to close before the browser is killed under it. */
+const RECORDER_CLOSE_WAIT_MS = 1000;
 
 /** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
 export type InputSource = () => Promise<unknown>;
@@ -56,6 +58,8 @@ export class InvocationRun {
   /** The browser's main process, when it is a local one. */
   #browserPid: number | undefined;
   #recorderStart: Promise<SessionRecorder> | undefined;
+  /** The recorder, once started. */
+  #recorder: SessionRecorder | undefined;
   #recording: SessionRecording | undefined;
   #user: SandboxedProcess | undefined;
   #userOutput: Promise<void> = Promise.resolve();
@@ -183,6 +187,7 @@ export class InvocationRun {
   #startRecorder(browser: LeasedBrowser): Promise<SessionRecorder> {
     if (this.#settled) throw new Error('invocation already ended');
     this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs).then((recorder) => {
+      this.#recorder = recorder;
       recorder.addInstrument(this.#sampler);
       return recorder;
     });
@@ -368,13 +373,16 @@ export class InvocationRun {
     this.#liveChannel?.close();
     this.#launchAbort.abort();
     const userGone = this.#user?.kill();
-    // Closed while the browser still answers: a socket to a killed browser closes only once its memory is freed.
-    const recorder = await settledValue(this.#recorderStart);
-    const sessionLogs = recorder ? await recorder.stop() : [];
+    // A started recorder is closed while the browser still answers (a socket to a killed browser
+    // closes only once its memory is freed), but a browser that does not answer is not waited on.
+    const stopping = this.#recorder?.stop();
+    if (stopping) await boundedWait(stopping, RECORDER_CLOSE_WAIT_MS);
     const browserGone = settledValue(this.#browserLaunch).then((leased) => leased?.release());
     // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) can wait too.
     this.#teardown = Promise.all([userGone, browserGone, this.#prepared?.api.close()]).then(() => undefined);
     this.#teardown.catch(() => undefined);
+    // A recorder still connecting fails or finishes now that the browser is killed.
+    const sessionLogs = await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));
     await this.#drainOutput();
     return sessionLogs;
   }
@@ -385,10 +393,7 @@ export class InvocationRun {
   }
 
   async #drainOutput(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, INVOCATION_LIMITS.outputDrainMs)));
-    await Promise.race([this.#userOutput, bounded]);
-    clearTimeout(timer);
+    await boundedWait(this.#userOutput, INVOCATION_LIMITS.outputDrainMs);
   }
 
   #report(outcome: InvocationOutcome, sessionLogs: SessionLogEntry[]): InvocationReport {
@@ -479,4 +484,12 @@ function processRuns(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Waits for `pending` (its outcome ignored), but no longer than `ms`. */
+async function boundedWait(pending: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([pending.catch(() => undefined), bounded]);
+  clearTimeout(timer);
 }

@@ -50,6 +50,7 @@ export class SessionRecorder {
   #totalChars = 0;
   #dropped = 0;
   #stopped = false;
+  #closing: Promise<void> | undefined;
   readonly #instrumenting = new Set<Promise<void>>();
 
   private constructor(client: CDP.Client, limits: RecorderLimits) {
@@ -90,12 +91,18 @@ export class SessionRecorder {
     while (this.#instrumenting.size > 0) await Promise.all([...this.#instrumenting]);
   }
 
-  /** Disconnects and returns what was recorded, ending with a marker when limits dropped events. */
+  /**
+   * Disconnects and returns what was recorded, ending with a marker when limits dropped events.
+   * What the browser sent before it answered the close still counts (a page's last frames).
+   */
   async stop(): Promise<SessionLogEntry[]> {
-    if (!this.#stopped) {
-      this.#stopped = true;
-      await this.#client.close().catch(() => undefined);
-    }
+    this.#closing ??= this.#client
+      .close()
+      .catch(() => undefined)
+      .then(() => {
+        this.#stopped = true;
+      });
+    await this.#closing;
     const entries = [...this.#entries];
     if (this.#dropped > 0) {
       entries.push({

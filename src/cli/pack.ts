@@ -76,7 +76,7 @@ function matchesWorkspace(path: string[], pattern: string[]): boolean {
 /** Whether packing the project at `root` takes `file` along (a file outside the project never goes). */
 export function isPacked(root: string, file: string): boolean {
   const rel = relative(root, resolve(file));
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+  if (rel === '' || rel.split(sep)[0] === '..' || isAbsolute(rel)) return false;
   return !packingRules(root).ignores(rel.split(sep).join('/'));
 }
 

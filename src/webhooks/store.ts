@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Kinds, type KubeObject } from '../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort, type ResourceClient } from '../cluster/port.js';
 import { retryOnConflict } from '../cluster/retry.js';
-import { conflict, notFound } from '../domain/errors.js';
+import { conflict, notFound, type DomainError } from '../domain/errors.js';
 import { assertUuid } from '../functions/lookup.js';
 import { checkEndpoint } from './endpoint.js';
 import { DEFAULT_WEBHOOKS_PER_PROJECT } from './settings.js';
@@ -63,6 +63,13 @@ const taken = (endpoint: string, holder: WebhookRecord) =>
 const full = (maxPerProject: number) =>
   conflict(`The project has ${maxPerProject} webhooks, as many as this server allows (BROWSERFN_WEBHOOK_MAX_PER_PROJECT); delete one, or subscribe an existing one to more event types`);
 
+/** Why registering `endpoint` beside `others` (webhooks of its project) is refused, if it is. */
+function clash(others: StoredWebhook[], endpoint: string, maxPerProject: number): DomainError | undefined {
+  const holder = others.find((w) => w.record.endpoint === endpoint);
+  if (holder) return taken(endpoint, holder.record);
+  return others.length >= maxPerProject ? full(maxPerProject) : undefined;
+}
+
 /**
  * Registers an endpoint; returns the webhook and its signing secret (shown only now). `conflict`
  * when the project has the endpoint already, or `maxPerProject` webhooks.
@@ -76,24 +83,17 @@ export async function createWebhook(
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const endpoint = checkEndpoint(input.endpoint, allowPrivate);
   const eventTypes = parseEventTypes(input.eventTypes);
-  const holder = (await sameEndpoint(cluster, project, endpoint))[0];
-  if (holder) throw taken(endpoint, holder.record);
-  if ((await listWebhooks(cluster, project)).length >= maxPerProject) throw full(maxPerProject);
+  const refused = clash(await listWebhooks(cluster, project), endpoint, maxPerProject);
+  if (refused) throw refused;
   const now = Date.now();
   const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now, subscribedAt: subscribed(eventTypes, {}, now) };
   const created = await webhooks(cluster).create(newWebhookObject(record));
   const withdraw = () => webhooks(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
-  // Two registrations racing past the check above: the earlier one stays, the later one withdraws.
-  const first = (await sameEndpoint(cluster, project, endpoint)).find((w) => earlier(w.record, record));
-  if (first) {
+  // Registrations racing past the check above: judged again against the ones made before, the later ones withdraw.
+  const lost = clash((await listWebhooks(cluster, project)).filter((w) => earlier(w.record, record)), endpoint, maxPerProject);
+  if (lost) {
     await withdraw();
-    throw taken(endpoint, first.record);
-  }
-  // Likewise for the cap: of registrations racing past its check, the earliest ones stay.
-  const ahead = (await listWebhooks(cluster, project)).filter((w) => w.record.id !== record.id && earlier(w.record, record));
-  if (ahead.length >= maxPerProject) {
-    await withdraw();
-    throw full(maxPerProject);
+    throw lost;
   }
   const secret = newSigningSecret();
   try {

@@ -22,6 +22,7 @@ import { extractProjectArchive } from './safe-extract.js';
 import { ARTIFACT_MAIN, compiledEntryPath, packArtifact, pruneRuntimePackages, writeArtifactMain } from './artifact.js';
 import { BuildSteps } from './build-steps.js';
 import { unbuiltNativeAddons } from './native-addons.js';
+import { settledWithin } from '../runtime/agent-common/settled-within.js';
 
 /** After the build is stopped, how long its steps get to kill their child processes. */
 const STOP_GRACE_MS = 5000;
@@ -166,10 +167,4 @@ export class BuildRun {
 
 function mib(bytes: number): string {
   return (bytes / 1024 / 1024).toFixed(2);
-}
-
-async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

@@ -33,6 +33,7 @@ import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
 import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
+import { settledWithin } from '../agent-common/settled-within.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
@@ -376,7 +377,7 @@ export class InvocationRun {
     // A started recorder is closed while the browser still answers (a socket to a killed browser
     // closes only once its memory is freed), but a browser that does not answer is not waited on.
     const stopping = this.#recorder?.stop();
-    if (stopping) await boundedWait(stopping, RECORDER_CLOSE_WAIT_MS);
+    if (stopping) await settledWithin(stopping, RECORDER_CLOSE_WAIT_MS);
     const browserGone = settledValue(this.#browserLaunch).then((leased) => leased?.release());
     // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) can wait too.
     this.#teardown = Promise.all([userGone, browserGone, this.#prepared?.api.close()]).then(() => undefined);
@@ -393,7 +394,7 @@ export class InvocationRun {
   }
 
   async #drainOutput(): Promise<void> {
-    await boundedWait(this.#userOutput, INVOCATION_LIMITS.outputDrainMs);
+    await settledWithin(this.#userOutput, INVOCATION_LIMITS.outputDrainMs);
   }
 
   #report(outcome: InvocationOutcome, sessionLogs: SessionLogEntry[]): InvocationReport {
@@ -484,12 +485,4 @@ function processRuns(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Waits for `pending` (its outcome ignored), but no longer than `ms`. */
-async function boundedWait(pending: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([pending.catch(() => undefined), bounded]);
-  clearTimeout(timer);
 }

@@ -95,6 +95,8 @@ export interface InvocationInput {
   recordingMaxBytes?: number;
   /** What the artifact must hash to (a cold pod also has it in its spec; a pool member learns it here). */
   artifactSha256?: string;
+  /** The artifact itself, base64, when it comes with a pool member's assignment (small artifacts only). */
+  artifactBase64?: string;
 }
 
 const logEntry = {

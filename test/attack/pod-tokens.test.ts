@@ -248,10 +248,11 @@ describe('attack: pod tokens on the internal routes', function () {
     await facade.cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(idleAgain, inv, new Date()));
     const answer = await waiting;
     assert.equal(answer.status, 200, 'the waiting ask is answered once the member is claimed');
-    const input = (await answer.json()) as { invocationId: string; params: { marker: string }; artifactSha256: string };
+    const input = (await answer.json()) as { invocationId: string; params: { marker: string }; artifactSha256: string; artifactBase64?: string };
     assert.equal(input.invocationId, 'inv-1');
     assert.equal(input.params.marker, PARAMS_MARKER);
     assert.equal(input.artifactSha256, createHash('sha256').update(artifactOf(NS)).digest('hex'));
+    assert.deepEqual(Buffer.from(input.artifactBase64 ?? '', 'base64'), artifactOf(NS), 'its own artifact, small, comes with the assignment');
     assert.equal((await at('artifact')).status, 200, 'claimed, it fetches its artifact');
   });
 

@@ -3,6 +3,8 @@ import type { InvocationInput } from '../../schemas/reports.js';
 
 export type { InvocationInput };
 
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
 export function parseInvocationInput(value: unknown): InvocationInput {
   if (!isRecord(value) || value.kind !== 'invocation') throw new Error('pod input is not an invocation ({kind: "invocation", …})');
   const problems: string[] = [];
@@ -25,6 +27,11 @@ export function parseInvocationInput(value: unknown): InvocationInput {
   if (value.artifactSha256 !== undefined) {
     if (typeof value.artifactSha256 === 'string' && /^[0-9a-f]{64}$/.test(value.artifactSha256)) input.artifactSha256 = value.artifactSha256;
     else problems.push('artifactSha256 must be a sha256 in hex');
+  }
+  if (value.artifactBase64 !== undefined) {
+    if (typeof value.artifactBase64 !== 'string' || !BASE64.test(value.artifactBase64)) problems.push('artifactBase64 must be base64');
+    else if (input.artifactSha256 === undefined) problems.push('artifactBase64 comes only with the artifactSha256 it must hash to');
+    else input.artifactBase64 = value.artifactBase64;
   }
   if (value.recordingMaxBytes !== undefined) {
     if (Number.isInteger(value.recordingMaxBytes) && (value.recordingMaxBytes as number) > 0) input.recordingMaxBytes = value.recordingMaxBytes as number;

@@ -3,6 +3,7 @@
 // starts them, then waits to be claimed. The input and the artifact follow; the user code's first
 // `next` is answered once the input and the browser are there, and the first of result / error /
 // exit / timeout / termination decides.
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
@@ -150,7 +151,7 @@ export class InvocationRun {
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
-    const bundle = this.#obtainArtifact(input).then((file) => this.#unpackArtifact(readFileSync(file), layout.codeDir));
+    const bundle = this.#obtainArtifact(input).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
     this.#failOnRejection(bundle, 'could not load the function bundle');
     const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
     this.#failOnRejection(handedOver, 'could not hand the function code to its process');
@@ -196,20 +197,30 @@ export class InvocationRun {
   }
 
   /**
-   * The artifact's file: handed over verified by the node agent's cache, or downloaded and verified
-   * here against the sha256 of the pod spec (cold pods) or of the assignment (pool members).
+   * The artifact's bytes: handed over verified by the node agent's cache, handed with a pool
+   * member's assignment, or downloaded; the last two verified here against the sha256 of the pod
+   * spec (cold pods) or of the assignment (pool members).
    */
-  async #obtainArtifact(input: Promise<InvocationInput>): Promise<string> {
+  async #obtainArtifact(input: Promise<InvocationInput>): Promise<Buffer> {
     const { artifactFile, podDir } = this.settings;
     if (artifactFile) {
       this.log.info({ artifactFile }, 'artifact from the node cache');
-      return artifactFile;
+      return readFileSync(artifactFile);
     }
-    const artifactSha256 = this.settings.artifactSha256 ?? (await input).artifactSha256;
+    // A cold pod knows the hash from its spec and downloads while its input is fetched.
+    const assignment = this.settings.artifactSha256 ? undefined : await input;
+    const artifactSha256 = this.settings.artifactSha256 ?? assignment?.artifactSha256;
+    if (assignment?.artifactBase64 !== undefined) {
+      const artifact = Buffer.from(assignment.artifactBase64, 'base64');
+      const sha256 = createHash('sha256').update(artifact).digest('hex');
+      if (sha256 !== artifactSha256) throw new Error(`the artifact that came with the assignment hashes to sha256 ${sha256}, expected ${artifactSha256}`);
+      this.log.info({ size: artifact.length, sha256 }, 'artifact came with the assignment and is verified');
+      return artifact;
+    }
     const file = join(podDir, 'artifact');
     const artifact = await this.control.downloadArtifact(file, artifactSha256);
     this.log.info({ size: artifact.size, sha256: artifact.sha256 }, 'artifact downloaded and verified');
-    return file;
+    return readFileSync(file);
   }
 
   /** The build's tar.gz, unpacked with the same checks as an upload (no links leading out, size caps). */

@@ -2,6 +2,7 @@ import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { authenticatePod, podParamsSchema, type PodParams } from './pod-access.js';
 import { invocationInput } from './invocation-input.js';
+import { ArtifactIntegrityError, artifactChunks, readArtifactManifest } from '../../../functions/stored/artifact-store.js';
 import { Kinds } from '../../../cluster/objects.js';
 import type { ClusterPort } from '../../../cluster/port.js';
 import { retryOnConflict } from '../../../cluster/retry.js';
@@ -10,12 +11,14 @@ import { Annotations, Labels, type InvocationObject } from '../../../schemas/res
 import type { PodObject } from '../../../schemas/pod.js';
 
 const MAX_WAIT_SECONDS = 25;
+/** Artifacts up to this size come with the assignment: the claimed member starts without a download of its own. */
+export const INLINE_ARTIFACT_MAX_BYTES = 2 * 1024 * 1024;
 
 export default defineRoute<PodParams, { waitSeconds: number }, unknown, PodObject>({
   method: 'get',
   path: '/internal/v1/pods/:namespace/:name/assignment',
   operationId: 'Internal_podAssignment',
-  summary: 'A warm pool member waits to be claimed: the invocation input once it is, else nothing after waitSeconds (pod token required)',
+  summary: 'A warm pool member waits to be claimed: the invocation input once it is (with the artifact, when small), else nothing after waitSeconds (pod token required)',
   tags: ['internal'],
   auth: false,
   authorize: authenticatePod,
@@ -39,9 +42,24 @@ export default defineRoute<PodParams, { waitSeconds: number }, unknown, PodObjec
     if (!inv) throw new HttpError(404, `The invocation pod ${params.name} was claimed for no longer exists`);
     // Only the pod the invocation names runs it (the status names the member before the member is claimed).
     if (inv.status?.podName !== params.name) throw new HttpError(409, `The invocation pod ${params.name} was claimed for runs in pod ${inv.status?.podName ?? '(none yet)'}`);
-    ctx.body = await invocationInput(deps, inv);
+    const [input, artifact] = await Promise.all([invocationInput(deps, inv), inlineArtifact(deps.cluster, inv)]);
+    ctx.body = artifact ? { ...input, artifactBase64: artifact.toString('base64') } : input;
   },
 });
+
+/** The invocation's artifact when it is small enough to come along; otherwise (or damaged) the member downloads it, and a damaged one fails there, saying so. */
+async function inlineArtifact(cluster: ClusterPort, inv: InvocationObject): Promise<Buffer | undefined> {
+  const manifest = await readArtifactManifest(cluster, inv.metadata.namespace!, inv.spec.bundleConfigMap);
+  if (!manifest || manifest.size > INLINE_ARTIFACT_MAX_BYTES) return undefined;
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of artifactChunks(cluster, inv.metadata.namespace!, manifest)) chunks.push(chunk);
+  } catch (err) {
+    if (err instanceof ArtifactIntegrityError) return undefined;
+    throw err;
+  }
+  return Buffer.concat(chunks);
+}
 
 const claimedFor = (pod: PodObject): string | undefined => pod.metadata.labels?.[Labels.invocationName];
 

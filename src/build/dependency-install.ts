@@ -127,7 +127,7 @@ async function runNpmCi(options: InstallOptions, args: string[]): Promise<void> 
   const output = captureProcessOutput({ stdout: npm.stdout, stderr: npm.stderr, channel: null }, options.logs, { stderrLevel: 'warn' });
   const ended = await waitBounded(exited, options.timeoutSeconds, options.signal);
   if (ended !== 'exited') await killProcessGroup(npm);
-  await output;
+  await output.ended;
   if (ended === 'timeout') {
     throw new BuildFailure('TIMED_OUT', `npm ci did not finish within ${options.timeoutSeconds} seconds; check the registry is reachable and the dependency tree is not huge`);
   }

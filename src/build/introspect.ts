@@ -62,7 +62,7 @@ export async function introspectBundle(options: IntrospectOptions): Promise<RawM
   });
   const ended = await waitBounded(child.exited, options.timeoutSeconds, options.signal);
   if (ended !== 'exited') await child.kill();
-  await output;
+  await output.ended;
   if (ended === 'timeout') {
     throw new BuildFailure(
       'TIMED_OUT',

@@ -121,7 +121,7 @@ describe('pod agent', function () {
     assert.ok(!('results' in returnedNull.report));
   });
 
-  it('captures console output with levels and timestamps, multi-line messages whole', async () => {
+  it('captures console output with levels and timestamps, multi-line messages whole, up to the last words before the return', async () => {
     const { report } = await invoke('logs');
     assert.equal(report.phase, 'COMPLETED');
     const byMessage = new Map(report.logs.map((entry) => [entry.message, entry]));
@@ -131,6 +131,8 @@ describe('pod agent', function () {
     assert.equal(byMessage.get('first line\nsecond line\nthird line')?.level, 'error');
     assert.equal(byMessage.get('debugging')?.level, 'debug');
     assert.equal(byMessage.get('written to stdout directly')?.level, 'info');
+    // The report does not wait for the killed process's pipes to close: what it wrote before returning is in.
+    assert.equal(byMessage.get('last words, with no newline')?.level, 'error');
     for (const entry of report.logs) assert.ok(!Number.isNaN(Date.parse(entry.timestamp)), `timestamp of "${entry.message}"`);
     const order = ['plain info { answer: 42 }', 'an info line', 'careful', 'first line\nsecond line\nthird line', 'debugging'];
     const times = order.map((message) => Date.parse(byMessage.get(message)!.timestamp));

@@ -15,7 +15,7 @@ import { finishRecording, startRecording } from './recording-lifecycle.js';
 import { uploadRecording } from './recording-upload.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
-import { captureProcessOutput } from '../sandbox/output-capture.js';
+import { captureProcessOutput, type CapturedOutput } from '../sandbox/output-capture.js';
 import { LOADER_READY_RECORD, type LoaderInstruction } from '../sandbox/channel.js';
 import { describeExit, type ExitStatus } from '../sandbox/process-group.js';
 import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
@@ -64,7 +64,9 @@ export class InvocationRun {
   #recorder: SessionRecorder | undefined;
   #recording: SessionRecording | undefined;
   #user: SandboxedProcess | undefined;
-  #userOutput: Promise<void> = Promise.resolve();
+  #userOutput: CapturedOutput | undefined;
+  /** The outcome is the handler's own report over the runtime API (not a timeout, an exit, a kill). */
+  #handlerReported = false;
   #prepared: Prepared | undefined;
   readonly #sampler = new MetricsSampler();
   /** Open while the handler runs: the façade relays live viewers through it. */
@@ -331,6 +333,7 @@ export class InvocationRun {
   }
 
   #onRuntimeReport(report: RuntimeReport): void {
+    if (!this.#settled) this.#handlerReported = true;
     switch (report.kind) {
       case 'response':
         return this.#finish(resultOutcome(report.body));
@@ -395,7 +398,12 @@ export class InvocationRun {
     this.#teardown.catch(() => undefined);
     // A recorder still connecting fails or finishes now that the browser is killed.
     const sessionLogs = await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));
-    await this.#drainOutput();
+    // The handler's report came over the runtime API after everything it wrote had reached the
+    // agent (Node writes to pipes synchronously on Linux, console to the channel with writeSync):
+    // what arrived is complete without waiting for the killed process's pipes to close, which
+    // takes as long as the kernel needs to free its memory. Anything else drains to the end.
+    if (this.#handlerReported) this.#userOutput?.flush();
+    else await this.#drainOutput();
     return sessionLogs;
   }
 
@@ -405,7 +413,7 @@ export class InvocationRun {
   }
 
   async #drainOutput(): Promise<void> {
-    await settledWithin(this.#userOutput, INVOCATION_LIMITS.outputDrainMs);
+    if (this.#userOutput) await settledWithin(this.#userOutput.ended, INVOCATION_LIMITS.outputDrainMs);
   }
 
   #report(outcome: InvocationOutcome, sessionLogs: SessionLogEntry[]): InvocationReport {

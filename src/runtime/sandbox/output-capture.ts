@@ -11,24 +11,30 @@ export interface CapturedStreams {
   channel: Readable | null;
 }
 
-/** Resolves when all streams have ended (the process and its children closed them). */
+export interface CapturedOutput {
+  /** Resolves when all streams have ended (the process and its children closed them). */
+  ended: Promise<void>;
+  /** Adds the partial lines held back for their rest now, as the streams' end would. */
+  flush(): void;
+}
+
 export interface CaptureOptions {
   onRecord?: (record: ChannelRecord) => void;
   stdoutLevel?: LogLevel;
   stderrLevel?: LogLevel;
 }
 
-export function captureProcessOutput(streams: CapturedStreams, logs: LogCollector, options: CaptureOptions = {}): Promise<void> {
+export function captureProcessOutput(streams: CapturedStreams, logs: LogCollector, options: CaptureOptions = {}): CapturedOutput {
   const onRecord = options.onRecord ?? (() => undefined);
-  const done: Promise<void>[] = [];
+  const captures: Capture[] = [];
   const addText = (level: LogLevel) => (text: string) => {
     const trimmed = text.replace(/^(\s*\n)+/, '').trimEnd();
     if (trimmed) logs.add(level, trimmed);
   };
-  if (streams.stdout) done.push(captureText(streams.stdout, addText(options.stdoutLevel ?? 'info')));
-  if (streams.stderr) done.push(captureText(streams.stderr, addText(options.stderrLevel ?? 'error')));
+  if (streams.stdout) captures.push(captureText(streams.stdout, addText(options.stdoutLevel ?? 'info')));
+  if (streams.stderr) captures.push(captureText(streams.stderr, addText(options.stderrLevel ?? 'error')));
   if (streams.channel) {
-    done.push(
+    captures.push(
       captureLines(streams.channel, (line) => {
         const record = parseRecord(line);
         if (!record) logs.add('info', line);
@@ -37,11 +43,19 @@ export function captureProcessOutput(streams: CapturedStreams, logs: LogCollecto
       }),
     );
   }
-  return Promise.all(done).then(() => undefined);
+  return {
+    ended: Promise.all(captures.map((capture) => capture.ended)).then(() => undefined),
+    flush: () => captures.forEach((capture) => capture.flush()),
+  };
+}
+
+interface Capture {
+  ended: Promise<void>;
+  flush(): void;
 }
 
 /** Complete lines that arrived together become one entry; a partial last line waits for the rest. */
-function captureText(stream: Readable, emit: (text: string) => void): Promise<void> {
+function captureText(stream: Readable, emit: (text: string) => void): Capture {
   let pending = '';
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
@@ -54,12 +68,10 @@ function captureText(stream: Readable, emit: (text: string) => void): Promise<vo
     pending = text.slice(lastNewline + 1);
     emit(text.slice(0, lastNewline));
   });
-  return ended(stream).then(() => {
-    if (pending) emit(pending);
-  });
+  return heldBack(stream, emit, () => pending, () => (pending = ''));
 }
 
-function captureLines(stream: Readable, emit: (line: string) => void): Promise<void> {
+function captureLines(stream: Readable, emit: (line: string) => void): Capture {
   let pending = '';
   stream.setEncoding('utf8');
   stream.on('data', (chunk: string) => {
@@ -67,9 +79,17 @@ function captureLines(stream: Readable, emit: (line: string) => void): Promise<v
     pending = lines.pop() ?? '';
     for (const line of lines) if (line) emit(line);
   });
-  return ended(stream).then(() => {
-    if (pending) emit(pending);
-  });
+  return heldBack(stream, emit, () => pending, () => (pending = ''));
+}
+
+/** The partial line a capture holds is emitted at the stream's end, or sooner when flushed. */
+function heldBack(stream: Readable, emit: (text: string) => void, pending: () => string, clear: () => void): Capture {
+  const flush = () => {
+    const text = pending();
+    clear();
+    if (text) emit(text);
+  };
+  return { ended: ended(stream).then(flush), flush };
 }
 
 function ended(stream: Readable): Promise<void> {

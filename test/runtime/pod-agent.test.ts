@@ -51,6 +51,7 @@ describe('pod agent', function () {
     secrets?: Record<string, string>;
     rejectReports?: number;
     env?: Record<string, string>;
+    sessionConfig?: Record<string, unknown>;
   }
 
   function podFor(functionName: string, options: InvokeOptions): { pod: string; podDir: string } {
@@ -63,7 +64,7 @@ describe('pod agent', function () {
         functionName,
         params: options.params ?? {},
         sessionId: `session-${podCounter}`,
-        sessionConfig: {},
+        sessionConfig: options.sessionConfig ?? {},
         timeoutSeconds: options.timeoutSeconds ?? 30,
         region: 'us-west-2',
         secrets: options.secrets ?? {},
@@ -179,6 +180,21 @@ describe('pod agent', function () {
       (entry) => entry.method === 'Runtime.consoleAPICalled' && JSON.stringify(entry.params).includes(PAGE_CONSOLE_MESSAGE),
     );
     assert.equal(consoleCalls.length, 3);
+  });
+
+  it('sets the session recording up in the pages before the invocation, and withdraws it from them when the invocation records nothing', async () => {
+    const recorderWorld = '__browserfn_recording';
+    const recorded = await invoke('worlds', { params: { url: pageUrl } });
+    assert.equal(recorded.report.phase, 'COMPLETED', JSON.stringify(recorded.report.cause));
+    const worlds = recorded.report.results as { firstPage: string[]; newPage: string[] };
+    assert.ok(worlds.firstPage.includes(recorderWorld), `recorded from before the invocation: ${JSON.stringify(worlds)}`);
+    assert.ok(worlds.newPage.includes(recorderWorld), `a page the handler opens is recorded too: ${JSON.stringify(worlds)}`);
+
+    const unrecorded = await invoke('worlds', { params: { url: pageUrl }, sessionConfig: { browserSettings: { recordSession: false } } });
+    assert.equal(unrecorded.report.phase, 'COMPLETED', JSON.stringify(unrecorded.report.cause));
+    const bare = unrecorded.report.results as { firstPage: string[]; newPage: string[] };
+    assert.ok(bare.firstPage.length > 0 && bare.newPage.length > 0, `the pages' own worlds are seen: ${JSON.stringify(bare)}`);
+    assert.ok(!bare.firstPage.includes(recorderWorld) && !bare.newPage.includes(recorderWorld), `no recording runs in any page: ${JSON.stringify(bare)}`);
   });
 
   it('hands secrets to ctx.secrets and redacts their values from logs and session logs', async () => {

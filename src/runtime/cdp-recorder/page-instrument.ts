@@ -1,6 +1,7 @@
 // What else records a page besides the session log (the screencast, rrweb): the session recorder
 // attaches each instrument to every page target, before a new page runs or, for pages already
-// open, as soon as the instrument is added, and hands it the page's CDP events.
+// open, as soon as the instrument is added, and hands it the page's CDP events until the page
+// closes or the instrument is removed.
 
 export type SendToPage = (method: string, params?: object) => Promise<unknown>;
 
@@ -18,4 +19,6 @@ export interface PageInstrument {
   onPageEvent(page: PageTarget, method: string, params: Record<string, unknown>): void;
   /** The page closed. */
   detach(page: PageTarget): void;
+  /** Undoes `attach` on a page that goes on running (the session turned out not to be recorded). */
+  withdraw?(page: PageTarget): Promise<void>;
 }

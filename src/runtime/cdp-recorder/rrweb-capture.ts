@@ -41,13 +41,25 @@ export interface RrwebOptions {
 
 export class RrwebCapture implements PageInstrument {
   readonly #events: StoredRrwebEvent[] = [];
+  /** The identifier of the script added to each page (by CDP session), for its withdrawal. */
+  readonly #scripts = new Map<string, string>();
 
   constructor(private readonly options: RrwebOptions) {}
 
   async attach(page: PageTarget): Promise<void> {
-    await Promise.all([
+    const [, added] = await Promise.all([
       page.send('Runtime.addBinding', { name: BINDING, executionContextName: WORLD }),
-      page.send('Page.addScriptToEvaluateOnNewDocument', { source: recorderSource(), worldName: WORLD }),
+      page.send('Page.addScriptToEvaluateOnNewDocument', { source: recorderSource(), worldName: WORLD }) as Promise<{ identifier: string }>,
+    ]);
+    this.#scripts.set(page.sessionId, added.identifier);
+  }
+
+  async withdraw(page: PageTarget): Promise<void> {
+    const identifier = this.#scripts.get(page.sessionId);
+    this.#scripts.delete(page.sessionId);
+    await Promise.all([
+      page.send('Runtime.removeBinding', { name: BINDING }),
+      identifier === undefined ? undefined : page.send('Page.removeScriptToEvaluateOnNewDocument', { identifier }),
     ]);
   }
 
@@ -64,7 +76,9 @@ export class RrwebCapture implements PageInstrument {
     }
   }
 
-  detach(): void {}
+  detach(page: PageTarget): void {
+    this.#scripts.delete(page.sessionId);
+  }
 
   /** Ends the events with a custom event (rrweb type 5) marking where the size cap cut them. */
   markCut(tag: string, payload: Record<string, unknown>, atMs: number, pageId: string): void {

@@ -71,6 +71,14 @@ export class ScreencastCapture implements PageInstrument {
     if (video) video.closedAt ??= Date.now();
   }
 
+  async withdraw(page: PageTarget): Promise<void> {
+    const video = this.#videos.get(page.sessionId);
+    this.#videos.delete(page.sessionId);
+    // A page that painted already has an encoder: it ends, its files are not kept.
+    if (video?.encoder) void video.encoder.finish(video.endTimeMs ?? Date.now()).catch(() => undefined);
+    await page.send('Page.stopScreencast');
+  }
+
   /** Stops every page's screencast (the size cap was reached); what was encoded is kept. */
   stopScreencasts(): void {
     for (const video of this.#videos.values()) void video.page.send('Page.stopScreencast').catch(() => undefined);

@@ -86,6 +86,19 @@ export class SessionRecorder {
     for (const { page, ready } of this.#pages.values()) this.#track(ready.then(() => attachQuietly(instrument, page), () => undefined));
   }
 
+  /**
+   * Takes an instrument off every page again, what it set up in them undone; resolves once it is.
+   * Pages attached from now on do not get it.
+   */
+  async removeInstrument(instrument: PageInstrument): Promise<void> {
+    const index = this.#instruments.indexOf(instrument);
+    if (index < 0) return;
+    this.#instruments.splice(index, 1);
+    // Attaches still under way finish first, so none sets the instrument up after its withdrawal.
+    await this.settled();
+    await Promise.all([...this.#pages.values()].map(({ page }) => instrument.withdraw?.(page).catch(() => undefined)));
+  }
+
   /** Resolves once every page attached so far is instrumented. */
   async settled(): Promise<void> {
     while (this.#instrumenting.size > 0) await Promise.all([...this.#instrumenting]);

@@ -46,7 +46,8 @@ export interface RecordingFile {
 export class SessionRecording {
   readonly #screencast: ScreencastCapture;
   readonly #rrweb: RrwebCapture;
-  readonly #budget: number;
+  #maxBytes = 0;
+  #budget = 0;
   #rrwebChars = 0;
   #videoBytes = 0;
   #measuredAt = 0;
@@ -54,7 +55,7 @@ export class SessionRecording {
   #videoError: string | undefined;
 
   constructor(private readonly options: RecordingOptions) {
-    this.#budget = options.maxBytes * (1 - FINISH_RESERVE);
+    this.limitTo(options.maxBytes);
     this.#screencast = new ScreencastCapture({
       ffmpegPath: options.ffmpegPath,
       dir: options.dir,
@@ -63,6 +64,12 @@ export class SessionRecording {
       onFailure: (why) => this.#noVideo(why),
     });
     this.#rrweb = new RrwebCapture({ admit: (chars) => this.#withinBudget(chars) && ((this.#rrwebChars += chars), true) });
+  }
+
+  /** Sets the size cap: a browser's recording starts before its invocation says how large it may be. */
+  limitTo(maxBytes: number): void {
+    this.#maxBytes = maxBytes;
+    this.#budget = maxBytes * (1 - FINISH_RESERVE);
   }
 
   get instruments(): PageInstrument[] {
@@ -75,7 +82,7 @@ export class SessionRecording {
     for (const page of captured) if (page.failure) this.#noVideo(page.failure);
     // The events as they are, and room for the marker a cut adds to them.
     const eventsBytes = Buffer.byteLength(JSON.stringify(this.#rrweb.events())) + MARKER_RESERVE;
-    const fitted = fitPages(captured.filter((page) => page.encoded.segments.length > 0), this.options.maxBytes, eventsBytes);
+    const fitted = fitPages(captured.filter((page) => page.encoded.segments.length > 0), this.#maxBytes, eventsBytes);
     if (fitted.cutAtMs !== undefined) this.#cut(fitted.cutAtMs);
     const events = this.#rrweb.events();
     const eventsFile = Buffer.from(JSON.stringify(events));
@@ -90,7 +97,7 @@ export class SessionRecording {
     if (pages.length === 0 && events.length === 0 && !this.#videoError) return [];
     files.push({ name: EVENTS_FILE, bytes: eventsFile });
     const manifest: RecordingManifest = { format: RECORDING_FORMAT, pages, rrwebEvents: events.length, completedAt: new Date().toISOString() };
-    if (this.#cutAtMs !== undefined) manifest.truncated = { atMs: this.#cutAtMs, maxBytes: this.options.maxBytes };
+    if (this.#cutAtMs !== undefined) manifest.truncated = { atMs: this.#cutAtMs, maxBytes: this.#maxBytes };
     if (this.#videoError) manifest.videoError = this.#videoError;
     files.push({ name: MANIFEST_FILE, bytes: Buffer.from(JSON.stringify(manifest)) });
     return files;
@@ -122,8 +129,8 @@ export class SessionRecording {
     this.#cutAtMs = atMs;
     this.#screencast.stopScreencasts();
     const last = this.#rrweb.events().at(-1);
-    this.#rrweb.markCut(TRUNCATED_EVENT_TAG, { maxBytes: this.options.maxBytes }, atMs, last?.pageId ?? '');
-    this.options.log('session recording: cut at its size cap (BROWSERFN_RECORDING_MAX_MB)', { maxBytes: this.options.maxBytes, atMs });
+    this.#rrweb.markCut(TRUNCATED_EVENT_TAG, { maxBytes: this.#maxBytes }, atMs, last?.pageId ?? '');
+    this.options.log('session recording: cut at its size cap (BROWSERFN_RECORDING_MAX_MB)', { maxBytes: this.#maxBytes, atMs });
   }
 }
 

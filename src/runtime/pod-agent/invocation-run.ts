@@ -11,7 +11,7 @@ import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-r
 import { MetricsSampler } from '../cdp-recorder/metrics-sampler.js';
 import { LiveChannel } from './live-view/live-channel.js';
 import type { SessionRecording } from '../cdp-recorder/session-recording.js';
-import { finishRecording, startRecording } from './recording-lifecycle.js';
+import { finishRecording, keepRecording, prepareRecording } from './recording-lifecycle.js';
 import { uploadRecording } from './recording-upload.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LogCollector } from '../sandbox/log-collector.js';
@@ -62,6 +62,9 @@ export class InvocationRun {
   #recorderStart: Promise<SessionRecorder> | undefined;
   /** The recorder, once started. */
   #recorder: SessionRecorder | undefined;
+  /** Attached to the pages from the recorder's start, before the invocation says whether to keep it. */
+  #preparedRecording: SessionRecording | undefined;
+  /** The invocation's recording, once it kept the prepared one. */
   #recording: SessionRecording | undefined;
   #user: SandboxedProcess | undefined;
   #userOutput: CapturedOutput | undefined;
@@ -193,6 +196,7 @@ export class InvocationRun {
     this.#recorderStart = SessionRecorder.start(browser.wsEndpoint, INVOCATION_LIMITS.sessionLogs).then((recorder) => {
       this.#recorder = recorder;
       recorder.addInstrument(this.#sampler);
+      this.#preparedRecording = prepareRecording(this.settings, recorder, this.log);
       return recorder;
     });
     return this.#recorderStart;
@@ -299,8 +303,9 @@ export class InvocationRun {
   ): Promise<ServedInvocation> {
     const [invocation, leased, attached] = await Promise.all([input, browser, recorder]);
     if (this.#settled) throw new Error('invocation already ended');
-    // Before the handler has the browser, so every page it opens is recorded from its start.
-    this.#recording = startRecording(this.settings, invocation, attached, this.log);
+    // Before the handler has the browser: kept, every page it opens is recorded from its start; not kept, none is.
+    this.#recording = await keepRecording(this.#preparedRecording!, attached, invocation);
+    if (this.#settled) throw new Error('invocation already ended');
     this.#startedAt = new Date();
     this.log.info('invocation handed to the function code');
     const { controlUrl, namespace, podName, podToken } = this.settings;

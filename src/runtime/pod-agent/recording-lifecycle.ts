@@ -1,6 +1,8 @@
-// The session recording of one invocation: started (browserSettings.recordSession, on unless
-// false) once the invocation is known and before its handler has the browser, finished once the
-// session ends. Neither step can fail the invocation.
+// The session recording of one invocation: its instruments attach to the browser's pages while
+// the browser waits for its invocation (so setting them up does not compete with the handler's
+// start), the invocation then keeps it (browserSettings.recordSession, on unless false) or has it
+// withdrawn from every page before its handler gets the browser, and it is finished once the
+// session ends. None of these steps can fail the invocation.
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
 import { DEFAULT_RECORDING_MAX_BYTES } from '../../config/settings.js';
@@ -9,17 +11,27 @@ import type { SessionRecorder } from '../cdp-recorder/session-recorder.js';
 import { SessionRecording, type RecordingFile } from '../cdp-recorder/session-recording.js';
 import type { InvocationInput } from './invocation-input.js';
 
-export function startRecording(settings: AgentSettings, invocation: InvocationInput, recorder: SessionRecorder, log: Logger): SessionRecording | undefined {
-  const browserSettings = invocation.sessionConfig.browserSettings as { recordSession?: unknown } | undefined;
-  if (browserSettings?.recordSession === false) return undefined;
+/** A recording attached to every page of the browser, before its invocation is known. */
+export function prepareRecording(settings: AgentSettings, recorder: SessionRecorder, log: Logger): SessionRecording {
   const recording = new SessionRecording({
     ffmpegPath: settings.ffmpegPath,
     dir: join(settings.podDir, 'recording'),
-    maxBytes: invocation.recordingMaxBytes ?? DEFAULT_RECORDING_MAX_BYTES,
+    maxBytes: DEFAULT_RECORDING_MAX_BYTES,
     viewport: settings.viewport,
     log: (message, fields) => log.warn(fields ?? {}, message),
   });
   for (const instrument of recording.instruments) recorder.addInstrument(instrument);
+  return recording;
+}
+
+/** The recording with the invocation's size cap, or none: its instruments withdrawn from every page. */
+export async function keepRecording(recording: SessionRecording, recorder: SessionRecorder, invocation: InvocationInput): Promise<SessionRecording | undefined> {
+  const browserSettings = invocation.sessionConfig.browserSettings as { recordSession?: unknown } | undefined;
+  if (browserSettings?.recordSession === false) {
+    await Promise.all(recording.instruments.map((instrument) => recorder.removeInstrument(instrument)));
+    return undefined;
+  }
+  recording.limitTo(invocation.recordingMaxBytes ?? DEFAULT_RECORDING_MAX_BYTES);
   return recording;
 }
 

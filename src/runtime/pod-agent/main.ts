@@ -1,4 +1,7 @@
-// Entry of the browser pod agent process.
-import { runPodAgent } from './pod-agent.js';
+// Entry of the browser pod agent process. The browser starts first, while the agent's own modules
+// load (early-browser.ts); only then is the agent imported.
+import { startBrowserEarly } from './early-browser.js';
 
-process.exit(await runPodAgent(process.env));
+const browserProvider = startBrowserEarly(process.env);
+const { runPodAgent } = await import('./pod-agent.js');
+process.exit(await runPodAgent(process.env, { browserProvider }));

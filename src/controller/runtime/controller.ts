@@ -85,6 +85,11 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      // Each reconcile in a turn of the event loop of its own: with the embedded store its writes
+      // block (an fsync each), and the API's requests are served between reconciles, not after a
+      // whole chain of them (a warm invocation's final status read waited 40-50 ms behind the
+      // refill of its pool).
+      await new Promise((resolve) => setImmediate(resolve));
       try {
         const result = await this.reconciler.reconcile(requestOf(key));
         this.queue.forget(key);

@@ -31,11 +31,11 @@ export function captureProcessOutput(streams: CapturedStreams, logs: LogCollecto
     const trimmed = text.replace(/^(\s*\n)+/, '').trimEnd();
     if (trimmed) logs.add(level, trimmed);
   };
-  if (streams.stdout) captures.push(captureText(streams.stdout, addText(options.stdoutLevel ?? 'info')));
-  if (streams.stderr) captures.push(captureText(streams.stderr, addText(options.stderrLevel ?? 'error')));
+  if (streams.stdout) captures.push(capture(streams.stdout, wholeWrites, addText(options.stdoutLevel ?? 'info')));
+  if (streams.stderr) captures.push(capture(streams.stderr, wholeWrites, addText(options.stderrLevel ?? 'error')));
   if (streams.channel) {
     captures.push(
-      captureLines(streams.channel, (line) => {
+      capture(streams.channel, eachLine, (line) => {
         const record = parseRecord(line);
         if (!record) logs.add('info', line);
         else if (isConsoleRecord(record)) logs.add(record.level, record.message, record.timestamp);
@@ -54,41 +54,36 @@ interface Capture {
   flush(): void;
 }
 
-/** Complete lines that arrived together become one entry; a partial last line waits for the rest. */
-function captureText(stream: Readable, emit: (text: string) => void): Capture {
-  let pending = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const text = pending + chunk;
-    const lastNewline = text.lastIndexOf('\n');
-    if (lastNewline < 0) {
-      pending = text;
-      return;
-    }
-    pending = text.slice(lastNewline + 1);
-    emit(text.slice(0, lastNewline));
-  });
-  return heldBack(stream, emit, () => pending, () => (pending = ''));
-}
+/** What arrived, split into the entries it completes and the partial line held back for its rest. */
+type Split = (text: string) => { complete: string[]; rest: string };
 
-function captureLines(stream: Readable, emit: (line: string) => void): Capture {
-  let pending = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    const lines = (pending + chunk).split('\n');
-    pending = lines.pop() ?? '';
-    for (const line of lines) if (line) emit(line);
-  });
-  return heldBack(stream, emit, () => pending, () => (pending = ''));
-}
+/** Complete lines that arrived together become one entry. */
+const wholeWrites: Split = (text) => {
+  const lastNewline = text.lastIndexOf('\n');
+  return lastNewline < 0 ? { complete: [], rest: text } : { complete: [text.slice(0, lastNewline)], rest: text.slice(lastNewline + 1) };
+};
 
-/** The partial line a capture holds is emitted at the stream's end, or sooner when flushed. */
-function heldBack(stream: Readable, emit: (text: string) => void, pending: () => string, clear: () => void): Capture {
+/** Each non-empty line is an entry. */
+const eachLine: Split = (text) => {
+  const lines = text.split('\n');
+  const rest = lines.pop() ?? '';
+  return { complete: lines.filter((line) => line !== ''), rest };
+};
+
+/** The partial line held back is emitted at the stream's end, or sooner when flushed. */
+function capture(stream: Readable, split: Split, emit: (text: string) => void): Capture {
+  let pending = '';
   const flush = () => {
-    const text = pending();
-    clear();
+    const text = pending;
+    pending = '';
     if (text) emit(text);
   };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const { complete, rest } = split(pending + chunk);
+    pending = rest;
+    for (const entry of complete) emit(entry);
+  });
   return { ended: ended(stream).then(flush), flush };
 }
 

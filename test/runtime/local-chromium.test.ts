@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import CDP from 'chrome-remote-interface';
 import { LocalChromiumProvider } from '../../src/runtime/chromium/local-chromium-provider.js';
+import { processLives } from '../../src/runtime/sandbox/process-group.js';
 
 const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -38,4 +40,37 @@ describe('a pod browser (local Chromium)', function () {
       rmSync(workDir, { recursive: true, force: true });
     }
   });
+
+  // A handler whose browser was killed fails on a reset connection; the agent then asks whether the
+  // browser lives to decide whose fault it was. The reset comes while the kernel still frees the
+  // browser's memory, before it turns zombie: it must already count as gone.
+  it('a SIGKILLed browser no longer lives once a client finds its endpoint failing', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+    const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir });
+    try {
+      assert.ok(browser.pid !== undefined && processLives(browser.pid));
+      const { port } = new URL(browser.wsEndpoint);
+      process.kill(browser.pid, 'SIGKILL');
+      let failure: string | undefined;
+      while (failure === undefined) failure = await versionRequestFailure(Number(port));
+      assert.equal(processLives(browser.pid), false, `the endpoint failed with ${failure}, yet the browser counts as living`);
+      assert.equal(await browser.exited, 'was killed by SIGKILL');
+    } finally {
+      await browser.release();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** Asks the DevTools endpoint for its version: undefined when it answers, else how the request failed. */
+function versionRequestFailure(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write('GET /json/version HTTP/1.0\r\n\r\n'));
+    socket.once('data', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    socket.once('close', () => resolve('closed without an answer'));
+  });
+}

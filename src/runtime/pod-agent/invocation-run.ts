@@ -17,7 +17,7 @@ import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provide
 import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput, type CapturedOutput } from '../sandbox/output-capture.js';
 import { LOADER_READY_RECORD, type LoaderInstruction } from '../sandbox/channel.js';
-import { describeExit, type ExitStatus } from '../sandbox/process-group.js';
+import { describeExit, processLives, type ExitStatus } from '../sandbox/process-group.js';
 import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
 import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
@@ -346,7 +346,7 @@ export class InvocationRun {
         const error = parseErrorReport(report.body);
         // A handler failing because its browser was killed may report before the browser's exit
         // is noticed: the browser's state decides whose fault it was.
-        if (this.#browserPid !== undefined && !processRuns(this.#browserPid)) {
+        if (this.#browserPid !== undefined && !processLives(this.#browserPid)) {
           return this.#finish(failed('INTERNAL_ERROR', 'The browser was killed or crashed during the invocation'), error.stack);
         }
         return this.#finish(failed('WORKLOAD_ERROR', error.message), error.stack);
@@ -501,12 +501,3 @@ async function settledValue<T>(promise: Promise<T> | undefined): Promise<T | und
   }
 }
 
-/** Whether the process lives (a zombie, killed and not yet reaped, does not). */
-function processRuns(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}

@@ -71,16 +71,41 @@ export function groupMembers(pgid: number): number[] {
   const members: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid pgrp …; comm may hold spaces, so read after the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
+    const stat = processStat(Number(entry));
+    if (stat?.pgrp === pgid && stat.state !== 'Z') members.push(Number(entry));
   }
   return members;
+}
+
+/**
+ * Whether the process still lives: not a zombie, and not on its way out either. A SIGKILLed
+ * Chromium closes its sockets while the kernel is still freeing its memory, so its clients see
+ * their connections reset tens of milliseconds before it turns zombie.
+ */
+export function processLives(pid: number): boolean {
+  const stat = processStat(pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X' && (stat.flags & PF_EXITING) === 0;
+}
+
+/** The kernel's task flag for a process that has begun to exit (include/linux/sched.h). */
+const PF_EXITING = 0x4;
+
+interface ProcessStat {
+  state: string;
+  pgrp: number;
+  flags: number;
+}
+
+/** The fields of /proc/<pid>/stat used here; undefined once the process is gone (or without /proc). */
+function processStat(pid: number): ProcessStat | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid pgrp session tty_nr tpgid flags …; comm may hold spaces, so read after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0], pgrp: Number(fields[2]), flags: Number(fields[6]) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -22,6 +22,7 @@ import { readabilityMarkdown } from './fetch-baseline.js';
 import { syntheticArticle } from './fetch-synthetic-page.js';
 import { formatWcxbReport, loadWcxbPages, markdownToPlainText, sharedDataDir, summarise, wordF1, type PageScore } from './fetch-scoring.js';
 import type { Archive } from '../src/functions/archived/archive.js';
+import type { WaitingInvocations } from '../src/functions/waiting-invocations.js';
 
 const REQUESTS = 400;
 const CONCURRENCY = 8;
@@ -66,7 +67,7 @@ async function throughputBench(): Promise<void> {
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEY: 'bench-key', BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_MAX_CONCURRENT_PER_PROJECT: '64' } });
   const fetchService = new FetchService(loadFetchSettings(settings.featureEnv.fetch));
   const app = createApp(
-    { settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics: new Metrics(), archive: null as unknown as Archive },
+    { settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics: new Metrics(), archive: null as unknown as Archive, waitingInvocations: null as unknown as WaitingInvocations },
     { routes: fetchRoutes({ service: fetchService }) },
   );
   const api = app.listen(0, '127.0.0.1');

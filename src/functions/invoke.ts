@@ -10,7 +10,8 @@ import { Labels, type FunctionObject, type InvocationObject } from '../schemas/r
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
 import { PatternBudgetError, withPatternBudget } from '../schemas/linear-regexp.js';
 import { compileParametersSchema, type UncheckableSchema } from '../schemas/parameters-schema.js';
-import { CREATED_AT_ANNOTATION, isTerminal } from './invocations.js';
+import { CREATED_AT_ANNOTATION } from './invocations.js';
+import type { WaitingInvocations } from './waiting-invocations.js';
 
 export const MAX_PARAMS_BYTES = 64 * 1024;
 export const TIMEOUT_BOUNDS = { min: 60, max: 900, default: 900 } as const;
@@ -39,12 +40,13 @@ const PARAMS_PATTERN_BUDGET = 100_000_000;
 /** How long a caller refused for a full queue is asked to wait. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
 
-export interface InvokeLimits {
+export interface InvokeQueue {
   /** Invocations one project may have waiting (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT). */
   maxQueuedPerProject: number;
+  waiting: WaitingInvocations;
 }
 
-export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest, limits: InvokeLimits): Promise<InvocationObject> {
+export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest, queue: InvokeQueue): Promise<InvocationObject> {
   const version = fn.spec.version;
   if (!version) throw conflict(`Function ${fn.metadata.uid} has no published version yet; publish it first`);
 
@@ -68,9 +70,9 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
   const sessionConfig = deepMergeSessionConfig(version.sessionConfig ?? {}, overrides);
   const timeoutSeconds = typeof sessionConfig.timeout === 'number' ? sessionConfig.timeout : TIMEOUT_BOUNDS.default;
 
-  await assertRoomInQueue(cluster, fn.metadata.namespace!, limits.maxQueuedPerProject);
+  await assertRoomInQueue(queue, fn.metadata.namespace!);
   const sessionId = randomUUID();
-  return cluster.resource<InvocationObject>(Kinds.Invocation).create({
+  const created = await cluster.resource<InvocationObject>(Kinds.Invocation).create({
     apiVersion: 'browserfn.dev/v1alpha1',
     kind: 'Invocation',
     metadata: {
@@ -91,6 +93,8 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
       sessionId,
     },
   });
+  queue.waiting.created(created);
+  return created;
 }
 
 function checkParams(versionId: string, schema: Record<string, unknown> | undefined, params: unknown): void {
@@ -122,9 +126,9 @@ function matchesWithinBudget(validate: ValidateFunction, params: unknown): boole
 }
 
 /** Waiting invocations are counted when one is asked for: a burst may pass the cap by the requests in flight, no more. */
-async function assertRoomInQueue(cluster: ClusterPort, project: string, maxQueued: number): Promise<void> {
-  const queued = (await cluster.resource<InvocationObject>(Kinds.Invocation).list(project)).items.filter((i) => !isTerminal(i) && !i.status?.podName).length;
-  if (queued >= maxQueued) {
-    throw busy(`This project has ${queued} invocations waiting to start, the most it may have (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT=${maxQueued}); try again when some have started`, QUEUE_FULL_RETRY_AFTER_SECONDS);
+async function assertRoomInQueue({ waiting, maxQueuedPerProject }: InvokeQueue, project: string): Promise<void> {
+  const queued = await waiting.count(project);
+  if (queued >= maxQueuedPerProject) {
+    throw busy(`This project has ${queued} invocations waiting to start, the most it may have (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT=${maxQueuedPerProject}); try again when some have started`, QUEUE_FULL_RETRY_AFTER_SECONDS);
   }
 }

@@ -32,10 +32,14 @@ import { createLogger, type Logger } from '../config/logger.js';
 import { Metrics } from '../config/metrics.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
+import { Informer } from '../controller/runtime/informer.js';
 import { NodeAgent } from '../runtime/node-agent/node-agent.js';
 import { ArtifactCache } from '../runtime/node-agent/artifact-cache.js';
 import { openArtifactStore } from '../artifacts/open.js';
 import type { Archive } from '../functions/archived/archive.js';
+import { WaitingInvocations } from '../functions/waiting-invocations.js';
+import { Kinds } from '../cluster/objects.js';
+import type { InvocationObject } from '../schemas/resources.js';
 import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 import { decideNodeMemory } from './node-memory.js';
@@ -77,6 +81,8 @@ export interface RunningService {
   podIsolation?: string;
   /** Where finished records are archived (use cases that read or change them take it). */
   archive: Archive;
+  /** Counts each project's waiting invocations for the queue cap (the dev server's invokes take it too). */
+  waitingInvocations: WaitingInvocations;
   stop(): Promise<void>;
 }
 
@@ -92,8 +98,11 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     log.warn({ dir: settings.artifactStore.kind === 'filesystem' ? settings.artifactStore.dir : undefined }, 'archived records are kept on this process\'s filesystem: every API and operator replica must see the same folder (or set BROWSERFN_ARTIFACT_STORE=s3)');
   }
   const archive: Archive = { store: artifacts, retentionMs: settings.retention.retentionDays * 86_400_000, now: systemClock };
-  const deps = { settings, cluster, log, metrics, archive };
+  const waitingInvocations = new WaitingInvocations(cluster);
+  const deps = { settings, cluster, log, metrics, archive, waitingInvocations };
   let manager: Manager | undefined;
+  /** The façade's own cache of Invocations, when no controllers run here to share theirs. */
+  let invocationCache: Informer<InvocationObject> | undefined;
   let webhookSender: WebhookSender | undefined;
   let nodeAgent: NodeAgent | undefined;
   let podIsolation: string | undefined;
@@ -130,6 +139,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     await closed;
     await fetchService?.close();
     await manager?.stop();
+    await invocationCache?.stop();
     await webhookSender?.close();
     await nodeAgent?.stop();
     await cluster.close();
@@ -195,6 +205,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
           ? { namespace: options.leaseNamespace, name: 'browserfn-controllers', identity: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` }
           : undefined,
       });
+      waitingInvocations.readFrom(manager.informerFor<InvocationObject>(Kinds.Invocation));
       const started = manager
         .start(() => {
           log.error('lost the controller lease; exiting so a fresh process can compete again');
@@ -207,6 +218,11 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       if (options.leaseNamespace) started.catch((err: unknown) => log.error({ err }, 'controllers failed to start'));
       else await started;
     } else {
+      if (options.api) {
+        invocationCache = new Informer<InvocationObject>(cluster, Kinds.Invocation, log, { namespaces: settings.watchNamespaces });
+        waitingInvocations.readFrom(invocationCache);
+        invocationCache.start();
+      }
       ready = true;
     }
   } catch (err) {
@@ -214,7 +230,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     throw err;
   }
 
-  return { url, cluster, metrics, manager, podIsolation, archive, stop };
+  return { url, cluster, metrics, manager, podIsolation, archive, waitingInvocations, stop };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

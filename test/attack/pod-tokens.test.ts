@@ -34,6 +34,7 @@ import { startTestService, waitFor, type TestService } from '../support/service.
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
 import type { Archive } from '../../src/functions/archived/archive.js';
+import { WaitingInvocations } from '../../src/functions/waiting-invocations.js';
 
 const SIGNING_KEY = randomBytes(32).toString('hex');
 const NS = 'proj-a';
@@ -67,7 +68,7 @@ async function startFacade(): Promise<Facade> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-pod-tokens-'));
   const settings = loadSettings({ dataDir, env: { BROWSERFN_POD_TOKEN_SECRET: SIGNING_KEY, BROWSERFN_API_KEYS: 'k:proj-a' } });
   const cluster = await openEmbeddedCluster({ file: join(dataDir, 'store.db'), encryptionKey: randomBytes(32) });
-  const app = createApp({ settings, cluster, log: createLogger('silent'), metrics: new Metrics(), archive: null as unknown as Archive }, { routes: internalRoutes });
+  const app = createApp({ settings, cluster, log: createLogger('silent'), metrics: new Metrics(), archive: null as unknown as Archive, waitingInvocations: new WaitingInvocations(cluster) }, { routes: internalRoutes });
   const server: Server = createServer(app.callback());
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

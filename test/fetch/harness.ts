@@ -17,6 +17,7 @@ import { createLogger } from '../../src/config/logger.js';
 import { Metrics } from '../../src/config/metrics.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
 import type { Archive } from '../../src/functions/archived/archive.js';
+import type { WaitingInvocations } from '../../src/functions/waiting-invocations.js';
 
 export const API_KEY = 'fetch-test-key';
 
@@ -34,7 +35,7 @@ export async function startFetchApi(env: NodeJS.ProcessEnv = {}, options: { reso
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${API_KEY}:default,alpha-key:alpha,beta-key:beta`, ...env } });
   const metrics = new Metrics();
   const service = new FetchService(loadFetchSettings({ BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_WORKERS: '2', ...env }), { resolve: options.resolve });
-  const app = createApp({ settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics, archive: null as unknown as Archive }, { routes: fetchRoutes({ service }) });
+  const app = createApp({ settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics, archive: null as unknown as Archive, waitingInvocations: null as unknown as WaitingInvocations }, { routes: fetchRoutes({ service }) });
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -18,6 +18,7 @@ import { boundTo, sealValue, UNBOUND } from '../../src/secrets/hpke.js';
 import { newSecretObject, type SecretMeta } from '../../src/secrets/objects.js';
 import { captureLog } from '../support/log-capture.js';
 import type { Archive } from '../../src/functions/archived/archive.js';
+import { WaitingInvocations } from '../../src/functions/waiting-invocations.js';
 
 export const KEYS = { a: 'k1', b: 'k2' } as const;
 export const PROJECTS = { a: 'proj-a', b: 'proj-b' } as const;
@@ -50,7 +51,7 @@ export async function startHarness(): Promise<Harness> {
   const { log, lines: logLines } = captureLog('trace');
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${KEYS.a}:${PROJECTS.a},${KEYS.b}:${PROJECTS.b}` } });
   const cluster = await openEmbeddedCluster({ file: join(dataDir, 'store.db'), encryptionKey: randomBytes(32) });
-  const app = createApp({ settings, cluster, log, metrics: new Metrics(), archive: null as unknown as Archive }, { routes: secretRoutes });
+  const app = createApp({ settings, cluster, log, metrics: new Metrics(), archive: null as unknown as Archive, waitingInvocations: new WaitingInvocations(cluster) }, { routes: secretRoutes });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -77,7 +77,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     archive: service.archive,
     project,
     publisher,
-    limits: { maxQueuedPerProject: settings.projectQueue.maxQueued },
+    queue: { maxQueuedPerProject: settings.projectQueue.maxQueued, waiting: service.waitingInvocations },
     onCreated: (inv: InvocationObject) => options.out(`→ ${inv.spec.functionName}: invocation ${inv.metadata.name}`),
   };
   const server = createServer(

@@ -1,9 +1,9 @@
 // How many of a project's invocations wait for a pod: what the queue cap counts on every invoke.
 // Listing the project's invocations to count them costs a read and a parse of every one still in
-// the store (finished ones stay until retention archives them, an hour by default): about 85 ms of
-// blocked event loop at 3,000 in the embedded store, on every invoke. So the count comes from a
-// watch-fed cache (an informer: the controllers' own in `serve`, the façade's in `api`) once it has
-// synced, and from a list before that.
+// the store (finished ones stay until retention archives them, an hour by default): with 3,000 in
+// the embedded store, an invoke took 41 ms (p50) against 6 ms counted from a cache, the event loop
+// blocked meanwhile. So the count comes from a watch-fed cache (an informer: the controllers' own
+// in `serve`, the façade's in `api`) once it has synced, and from a list before that.
 import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import type { InvocationObject } from '../schemas/resources.js';

@@ -20,6 +20,12 @@ defineFn('hold-then-browse', async (ctx, params: { url: string; tag: string }) =
   await browser.close();
   return { tag: params.tag, held: await held.text(), title };
 });
+// Dies instead of failing: its process exits as soon as the browser cannot be reached.
+defineFn('hold-then-exit', async (ctx, params: { url: string; tag: string }) => {
+  await fetch(params.url + '/' + params.tag);
+  await chromium.connectOverCDP(ctx.session.connectUrl).catch(() => process.exit(7));
+  return { tag: params.tag };
+});
 `;
 
 describe('faults in a browser pod (embedded)', function () {
@@ -27,12 +33,14 @@ describe('faults in a browser pod (embedded)', function () {
   let svc: TestService;
   let hold: HoldServer;
   let fnId: string;
+  let exitingFnId: string;
 
   before(async () => {
     svc = await startTestService({ BROWSERFN_MAX_CONCURRENT_INVOCATIONS: '1' });
     const build = await publish(svc, writeProject({ 'index.ts': FN }));
     assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
-    fnId = build.builtFunctions![0].id;
+    fnId = build.builtFunctions!.find((fn) => fn.name === 'hold-then-browse')!.id;
+    exitingFnId = build.builtFunctions!.find((fn) => fn.name === 'hold-then-exit')!.id;
   });
   beforeEach(async () => {
     hold = await startHoldServer();
@@ -46,8 +54,8 @@ describe('faults in a browser pod (embedded)', function () {
   });
 
   /** Starts an invocation and waits until its handler is held at the hold server. */
-  async function invokeAndHold(tag: string): Promise<string> {
-    const res = await svc.request('POST', `/v1/functions/${fnId}/invoke`, { params: { url: hold.url, tag } });
+  async function invokeAndHold(tag: string, functionId = fnId): Promise<string> {
+    const res = await svc.request('POST', `/v1/functions/${functionId}/invoke`, { params: { url: hold.url, tag } });
     assert.equal(res.status, 202);
     await hold.arrived(1);
     return res.body.id as string;
@@ -70,6 +78,17 @@ describe('faults in a browser pod (embedded)', function () {
     assert.equal(result.cause?.code, 'INTERNAL_ERROR', JSON.stringify(result.cause));
     assert.match(result.cause?.message ?? '', /^The browser (was killed by SIGKILL|was killed or crashed) during the invocation$/);
     // The browser is gone before the report; the pod's sandbox (bwrap and its launcher) ends with the pod, right after.
+    await waitFor('nothing of the pod left running', async () => (processTreeUnder(svc.dataDir).length === 0 ? true : undefined), 30_000, 100);
+  });
+
+  it('Chromium killed mid-handler, whose process then exits: the cause is still the browser', async () => {
+    const id = await invokeAndHold('chromium-exit', exitingFnId);
+    kill(/chromium.*--remote-debugging/);
+    hold.release();
+    const result = await waitInvocation(svc, id);
+    assert.equal(result.status, 'FAILED', JSON.stringify(result));
+    assert.equal(result.cause?.code, 'INTERNAL_ERROR', JSON.stringify(result.cause));
+    assert.match(result.cause?.message ?? '', /^The browser (was killed by SIGKILL|was killed or crashed) during the invocation$/);
     await waitFor('nothing of the pod left running', async () => (processTreeUnder(svc.dataDir).length === 0 ? true : undefined), 30_000, 100);
   });
 

@@ -38,6 +38,7 @@ import { settledWithin } from '../agent-common/settled-within.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
+const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** How long a session's end waits for the recorder's socket to close before the browser is killed under it. */
 const RECORDER_CLOSE_WAIT_MS = 1000;
 
@@ -289,6 +290,8 @@ export class InvocationRun {
   async #onUserExit(status: ExitStatus): Promise<void> {
     if (this.#settled) return;
     await this.#drainOutput();
+    // A handler's process may die of its browser's death (an unhandled disconnect) before that death is noticed.
+    if (this.#browserGone()) return this.#finish(failed('INTERNAL_ERROR', BROWSER_GONE));
     const detail = errorHeadline(this.#logs.lastError());
     const message = this.#polled
       ? `The function process ${describeExit(status)} before returning a result`
@@ -346,9 +349,7 @@ export class InvocationRun {
         const error = parseErrorReport(report.body);
         // A handler failing because its browser was killed may report before the browser's exit
         // is noticed: the browser's state decides whose fault it was.
-        if (this.#browserPid !== undefined && !processLives(this.#browserPid)) {
-          return this.#finish(failed('INTERNAL_ERROR', 'The browser was killed or crashed during the invocation'), error.stack);
-        }
+        if (this.#browserGone()) return this.#finish(failed('INTERNAL_ERROR', BROWSER_GONE), error.stack);
         return this.#finish(failed('WORKLOAD_ERROR', error.message), error.stack);
       }
       case 'init-error': {
@@ -365,6 +366,11 @@ export class InvocationRun {
           ),
         );
     }
+  }
+
+  /** The local browser is dead or dying (a sidecar has no pid here: its `exited` alone tells). */
+  #browserGone(): boolean {
+    return this.#browserPid !== undefined && !processLives(this.#browserPid);
   }
 
   #finish(outcome: InvocationOutcome, errorLog?: string): void {

@@ -15,6 +15,9 @@ export const CREATED_AT_ANNOTATION = 'browserfn.dev/created-at';
 
 export const isTerminal = (inv: InvocationObject): boolean => inv.status?.phase === 'COMPLETED' || inv.status?.phase === 'FAILED';
 
+/** Not yet given a pod and not ended: what admission starts and the queue cap counts. */
+export const isWaiting = (inv: InvocationObject): boolean => !isTerminal(inv) && !inv.status?.podName;
+
 /** Millisecond creation time (metadata.creationTimestamp has only seconds): the queue order. */
 export const queuedAt = (inv: InvocationObject): string =>
   inv.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? inv.metadata.creationTimestamp ?? '';

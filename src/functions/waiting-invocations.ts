@@ -7,10 +7,7 @@
 import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import type { InvocationObject } from '../schemas/resources.js';
-import { isTerminal } from './invocations.js';
-
-/** An invocation not yet given a pod and not ended. */
-export const isWaiting = (invocation: InvocationObject): boolean => !isTerminal(invocation) && !invocation.status?.podName;
+import { isWaiting } from './invocations.js';
 
 /** A watch-fed cache of Invocations (the controller runtime's Informer is one). */
 export interface InvocationCache {
@@ -25,7 +22,7 @@ const UNSEEN_FOR_MS = 60_000;
 export class WaitingInvocations {
   #cache: InvocationCache | undefined;
   /** Created by this process and perhaps not in the cache yet, by namespace/name: a caller's next invoke must count them. */
-  readonly #unseen = new Map<string, { project: string; at: number }>();
+  readonly #unseen = new Map<string, { project: string; name: string; at: number }>();
 
   constructor(
     private readonly cluster: ClusterPort,
@@ -39,7 +36,8 @@ export class WaitingInvocations {
 
   /** An invocation this process just created. */
   created(invocation: InvocationObject): void {
-    this.#unseen.set(`${invocation.metadata.namespace}/${invocation.metadata.name}`, { project: invocation.metadata.namespace!, at: this.now() });
+    const { namespace, name } = invocation.metadata;
+    this.#unseen.set(`${namespace}/${name}`, { project: namespace!, name, at: this.now() });
   }
 
   async count(project: string): Promise<number> {
@@ -50,8 +48,7 @@ export class WaitingInvocations {
     }
     let unseen = 0;
     for (const [key, entry] of this.#unseen) {
-      const name = key.slice(key.indexOf('/') + 1);
-      if (cache.get(entry.project, name) || this.now() - entry.at > UNSEEN_FOR_MS) this.#unseen.delete(key);
+      if (cache.get(entry.project, entry.name) || this.now() - entry.at > UNSEEN_FOR_MS) this.#unseen.delete(key);
       else if (entry.project === project) unseen += 1;
     }
     return unseen + cache.list((invocation) => invocation.metadata.namespace === project && isWaiting(invocation)).length;

@@ -5,7 +5,7 @@
 // never makes a project with fewer wait, and projects with work waiting take free slots in
 // rotation: round-robin across projects, first come first served within one.
 import type { InvocationObject } from '../../schemas/resources.js';
-import { isTerminal, queuedAt } from '../../functions/invocations.js';
+import { isTerminal, isWaiting, queuedAt } from '../../functions/invocations.js';
 
 export interface AdmissionInput {
   candidate: InvocationObject;
@@ -47,7 +47,7 @@ export function admissionPlan({ invocations, admitted, finished, maxConcurrent, 
   }
   const projectCap = maxRunningPerProject > 0 ? maxRunningPerProject : Infinity;
   const waiting = invocations
-    .filter((i) => !isTerminal(i) && !i.status?.podName && !admitted.has(invocationKey(i)))
+    .filter((i) => isWaiting(i) && !admitted.has(invocationKey(i)))
     .map((invocation) => ({ invocation, queued: queuedAt(invocation) }))
     .sort((a, b) => compare(a.queued, b.queued) || compare(a.invocation.metadata.name, b.invocation.metadata.name))
     .map((entry) => entry.invocation);

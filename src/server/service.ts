@@ -122,7 +122,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   // 60 s), never by the server as a client reuses one: with Node's 5 s, a busy event loop fired the
   // server's timer just as the next request went out, which then failed with a connection reset.
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 }, app.callback());
-  if (liveView) acceptLiveViewUpgrades(server, liveView, deps);
+  const upgrades = liveView ? acceptLiveViewUpgrades(server, liveView, deps) : undefined;
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
   const reachableHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
@@ -135,6 +135,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     // API first: pods stopped below then cannot report, so their invocations are retried on the next start.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     liveView?.hub.closeAll();
+    upgrades?.closeAll();
     server.closeAllConnections();
     await closed;
     await fetchService?.close();

@@ -19,10 +19,21 @@ const POD_CHANNEL = new RegExp(`^/internal/v1/pods/([^/]{1,63})/([^/]{1,253})${L
 const VIEWER = /^\/v1\/sessions\/([0-9a-fA-F-]{36})\/live\/([A-Za-z0-9_.-]{1,1024})(\/devtools\/.*)$/;
 const REPLICA = /^\/internal\/v1\/live\/([0-9a-fA-F-]{36})\/ws$/;
 
-export function acceptLiveViewUpgrades(server: Server, locator: LiveLocator, deps: ApiDeps): void {
+/** Ends every upgraded connection and refuses new ones: server.close() waits for them, closeAllConnections() leaves them alone. */
+export interface LiveViewUpgrades {
+  closeAll(): void;
+}
+
+export function acceptLiveViewUpgrades(server: Server, locator: LiveLocator, deps: ApiDeps): LiveViewUpgrades {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_LIVE_FRAME_BYTES, perMessageDeflate: false });
+  // Upgrades still being authorized when the server stops included: they would attach afterwards.
+  const upgraded = new Set<Duplex>();
+  let closing = false;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => undefined);
+    if (closing) return void socket.destroy();
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
     upgrade(req, socket, head).catch((err: unknown) => {
       const known = toHttpError(err);
       if (!known) deps.log.error({ err, path: req.url }, 'live-view upgrade failed');
@@ -60,6 +71,13 @@ export function acceptLiveViewUpgrades(server: Server, locator: LiveLocator, dep
       sockets.handleUpgrade(req, socket, head, (ws) => channel.relay(ws, target, { viewOnly: claims.viewOnly, expiresAtMs: claims.exp }));
     }
   }
+
+  return {
+    closeAll() {
+      closing = true;
+      for (const socket of upgraded) socket.destroy();
+    },
+  };
 }
 
 function headerOf(req: IncomingMessage, field: string): string {

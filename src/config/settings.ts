@@ -116,6 +116,14 @@ export interface Settings {
   podMemory: PodMemorySettings;
   /** The namespaces (projects) the controllers watch (BROWSERFN_WATCH_NAMESPACES); unset: every namespace. */
   watchNamespaces?: string[];
+  /** Timings of the operator replicas' controller lease (BROWSERFN_LEASE_*), as client-go names them. */
+  lease: LeaseSettings;
+}
+
+export interface LeaseSettings {
+  durationSeconds: number;
+  renewDeadlineSeconds: number;
+  retryPeriodSeconds: number;
 }
 
 export interface SettingsInput {
@@ -198,7 +206,22 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     },
     warmPool: warmPoolFrom(env),
     podMemory: podMemoryFrom(env),
+    lease: leaseFrom(env),
   };
+}
+
+function leaseFrom(env: NodeJS.ProcessEnv): LeaseSettings {
+  const durationSeconds = intValue(env.BROWSERFN_LEASE_DURATION_SECONDS, 'BROWSERFN_LEASE_DURATION_SECONDS', 15, 2, 3600);
+  const renewDeadlineSeconds = intValue(env.BROWSERFN_LEASE_RENEW_DEADLINE_SECONDS, 'BROWSERFN_LEASE_RENEW_DEADLINE_SECONDS', 10, 1, 3600);
+  const retryPeriodSeconds = intValue(env.BROWSERFN_LEASE_RETRY_PERIOD_SECONDS, 'BROWSERFN_LEASE_RETRY_PERIOD_SECONDS', 2, 1, 3600);
+  // The leader must stop before its lease can expire for the others, and get to retry before it stops.
+  if (renewDeadlineSeconds >= durationSeconds) {
+    throw new Error(`BROWSERFN_LEASE_RENEW_DEADLINE_SECONDS (${renewDeadlineSeconds}) must be below BROWSERFN_LEASE_DURATION_SECONDS (${durationSeconds})`);
+  }
+  if (retryPeriodSeconds >= renewDeadlineSeconds) {
+    throw new Error(`BROWSERFN_LEASE_RETRY_PERIOD_SECONDS (${retryPeriodSeconds}) must be below BROWSERFN_LEASE_RENEW_DEADLINE_SECONDS (${renewDeadlineSeconds})`);
+  }
+  return { durationSeconds, renewDeadlineSeconds, retryPeriodSeconds };
 }
 
 function podMemoryFrom(env: NodeJS.ProcessEnv): PodMemorySettings {

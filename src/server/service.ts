@@ -63,6 +63,8 @@ export interface ServiceOptions {
   podNodeName?: string;
   /** Elect one active controller set through a Lease in this namespace (operator replicas). */
   leaseNamespace?: string;
+  /** Called once the service has stopped after losing the lease (default: exit 1, for a fresh process to compete again). */
+  onLeadershipLost?: () => void;
   /** Image of build and browser pods (kube). */
   image: string;
   /** Environment every local pod gets besides the usual (the local node agent's pods). */
@@ -203,14 +205,21 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         log,
         namespaces: settings.watchNamespaces,
         leaderElection: options.leaseNamespace
-          ? { namespace: options.leaseNamespace, name: 'browserfn-controllers', identity: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}` }
+          ? {
+              namespace: options.leaseNamespace,
+              name: 'browserfn-controllers',
+              identity: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+              leaseDurationSeconds: settings.lease.durationSeconds,
+              renewDeadlineSeconds: settings.lease.renewDeadlineSeconds,
+              retryPeriodSeconds: settings.lease.retryPeriodSeconds,
+            }
           : undefined,
       });
       waitingInvocations.readFrom(manager.informerFor<InvocationObject>(Kinds.Invocation));
       const started = manager
         .start(() => {
-          log.error('lost the controller lease; exiting so a fresh process can compete again');
-          void stop().finally(() => process.exit(1));
+          log.error('lost the controller lease; stopping so a fresh process can compete again');
+          void stop().finally(options.onLeadershipLost ?? (() => process.exit(1)));
         })
         .then(() => {
           ready = true;

@@ -50,6 +50,7 @@ describe('faults on a real kube-apiserver', function () {
   this.timeout(600_000);
   let kube: KubeProject;
   let api: RunningService;
+  let operator: RunningService | undefined;
   let nodeAgent: ChildProcess | undefined;
   let fnId: string;
   const client = () => kube.client(() => api.url);
@@ -83,9 +84,12 @@ describe('faults on a real kube-apiserver', function () {
     kube = made as KubeProject;
     api = await kube.start({ api: true });
     // Pods report to the façade at this address, which the restart test keeps.
-    const operator = await kube.start({ controllers: true, leaseNamespace: kube.project, podNodeName: kube.nodeName }, { env: { BROWSERFN_CONTROL_URL: api.url } });
+    // A lease that outlasts restart.sh's wait for the API server: the operator rides the restart out
+    // as leader instead of stopping for a fresh process, which nothing here would start.
+    const lease = { BROWSERFN_LEASE_DURATION_SECONDS: '240', BROWSERFN_LEASE_RENEW_DEADLINE_SECONDS: '200' };
+    operator = await kube.start({ controllers: true, leaseNamespace: kube.project, podNodeName: kube.nodeName }, { env: { BROWSERFN_CONTROL_URL: api.url, ...lease } });
     nodeAgent = await startNodeAgent();
-    await waitFor('the operator to lead', async () => (operator.manager?.isLeader ? true : undefined), 60_000);
+    await waitFor('the operator to lead', async () => (operator!.manager?.isLeader ? true : undefined), 60_000);
     const build = await publish(client(), writeProject({ 'index.ts': HOLD_FN }));
     assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
     fnId = build.builtFunctions![0].id;
@@ -155,6 +159,7 @@ describe('faults on a real kube-apiserver', function () {
       assert.equal(created.status, 202);
       await hold.arrived(1);
       await restartControlPlane();
+      assert.equal(operator!.manager?.isLeader, true, 'the operator kept its lease through the restart');
       hold.release();
       const done = await waitInvocation(client(), created.body.id, 180_000);
       assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));

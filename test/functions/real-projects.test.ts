@@ -21,6 +21,7 @@ import { loadSettings } from '../../src/config/settings.js';
 import { startService, type RunningService } from '../../src/server/service.js';
 import { controlPlaneUnavailable, ensureControlPlane, kubectl } from '../support/controlplane.js';
 import { startPageServer, type PageServer } from '../support/http-fixtures.js';
+import { reportLeadershipLost } from '../support/kube-project.js';
 import { assertNoProcessesUnder } from '../support/processes.js';
 import { invokeAndWait } from '../support/publish.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -87,7 +88,7 @@ async function startCorpusService(backend: Backend): Promise<{ client: TestServi
   const env = { BROWSERFN_API_KEYS: `${apiKey}:${project}`, BROWSERFN_POD_TOKEN_SECRET: randomBytes(24).toString('hex'), BROWSERFN_NPM_CACHE: NPM_CACHE, BROWSERFN_SANDBOX_NETWORK: 'host' };
   const service: RunningService = await startService(
     loadSettings({ dataDir, port: 0, host: '127.0.0.1', env }),
-    { backend: 'kube', kubeconfigPath: plane.kubeconfigPath, api: true, controllers: true, nodeAgent: true, nodeName, podNodeName: nodeName, leaseNamespace: project, image: 'browserfn:test' },
+    { backend: 'kube', kubeconfigPath: plane.kubeconfigPath, api: true, controllers: true, nodeAgent: true, nodeName, podNodeName: nodeName, leaseNamespace: project, onLeadershipLost: reportLeadershipLost, image: 'browserfn:test' },
     createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   );
   const client = {

@@ -14,6 +14,14 @@ import { assertNoProcessesUnder } from './processes.js';
 import type { TestService } from './service.js';
 import { apiClient } from './api-client.js';
 
+/**
+ * An in-process operator that loses its lease stops, as a replica does, but must not exit the test
+ * runner (the service's default): it says so, and the test that needed it fails on what it waits for.
+ */
+export function reportLeadershipLost(): void {
+  console.error('\n*** an in-process operator lost its controller lease and stopped ***\n');
+}
+
 export interface KubeProject {
   plane: ControlPlane;
   project: string;
@@ -66,7 +74,7 @@ export async function kubeProject(prefix: string): Promise<KubeProject | { skip:
     async start(parts, options = {}) {
       const service = await startService(
         loadSettings({ dataDir, port: options.port ?? 0, host: '127.0.0.1', env: { ...env, ...options.env } }),
-        { backend: 'kube', kubeconfigPath: plane.kubeconfigPath, api: false, controllers: false, nodeAgent: false, nodeName, image: 'browserfn:test', ...parts },
+        { backend: 'kube', kubeconfigPath: plane.kubeconfigPath, api: false, controllers: false, nodeAgent: false, nodeName, image: 'browserfn:test', onLeadershipLost: reportLeadershipLost, ...parts },
         log,
       );
       running.push(service);

@@ -1,5 +1,7 @@
 // Lease-based leader election (coordination.k8s.io/v1 Lease), as client-go's leaderelection does:
-// acquire when the lease is free or expired, renew well inside its duration, give up on loss.
+// acquire when the lease is free or expired, renew every retry period, and give up leading only when
+// no renewal has succeeded for the renew deadline (an API server restart is not a lost lease), and
+// always before the lease could expire for the other replicas.
 import { Kinds, type KubeObject } from '../../cluster/objects.js';
 import { isAlreadyExists, isConflict, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
@@ -17,10 +19,15 @@ export interface LeaderElectionOptions {
   namespace: string;
   name: string;
   identity: string;
+  /** How long the lease holds without renewal before another replica may take it (default 15). */
   leaseDurationSeconds?: number;
-  renewEverySeconds?: number;
-  retryEverySeconds?: number;
+  /** How long the leader keeps retrying failed renewals before it stops leading (default 10); below the lease duration. */
+  renewDeadlineSeconds?: number;
+  /** Between attempts to acquire or renew (default 2). */
+  retryPeriodSeconds?: number;
 }
+
+type Attempt = 'leading' | 'held-by-another' | 'failed';
 
 /** MicroTime as the Kubernetes API writes it. */
 const microTime = (date = new Date()): string => date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -42,27 +49,37 @@ export class LeaderElector {
 
   /** Resolves once this process leads; calls onLost if it ever stops leading. */
   async run(onLost: () => void): Promise<void> {
-    const retryMs = (this.options.retryEverySeconds ?? 2) * 1000;
-    while (!this.stopped && !(await this.tryAcquireOrRenew())) {
+    const retryMs = (this.options.retryPeriodSeconds ?? 2) * 1000;
+    const deadlineMs = (this.options.renewDeadlineSeconds ?? 10) * 1000;
+    // When the last successful attempt began: the renewTime the lease holds is no earlier.
+    let renewedAt = Date.now();
+    while ((await this.tryAcquireOrRenew()) !== 'leading') {
+      if (this.stopped) return;
       await new Promise((resolve) => {
         this.timer = setTimeout(resolve, retryMs);
       });
+      if (this.stopped) return;
+      renewedAt = Date.now();
     }
     if (this.stopped) return;
     this.leading = true;
     this.log.info({ identity: this.options.identity }, 'acquired leadership');
-    const renewMs = (this.options.renewEverySeconds ?? 5) * 1000;
     const renew = async () => {
       if (this.stopped) return;
-      if (await this.tryAcquireOrRenew()) {
-        this.timer = setTimeout(renew, renewMs);
+      const attemptAt = Date.now();
+      // An attempt still unanswered at the deadline counts as failed: the lease may expire for the others.
+      const attempt = await answeredWithin(this.tryAcquireOrRenew(), renewedAt + deadlineMs - attemptAt);
+      if (this.stopped) return;
+      if (attempt === 'leading') renewedAt = attemptAt;
+      if (attempt !== 'held-by-another' && Date.now() - renewedAt < deadlineMs) {
+        this.timer = setTimeout(renew, retryMs);
         return;
       }
       this.leading = false;
-      this.log.error({ identity: this.options.identity }, 'lost leadership');
+      this.log.error({ identity: this.options.identity, attempt }, 'lost leadership');
       onLost();
     };
-    this.timer = setTimeout(renew, renewMs);
+    this.timer = setTimeout(renew, retryMs);
   }
 
   /** Stops renewing and releases the lease so a successor need not wait for it to expire. */
@@ -78,7 +95,7 @@ export class LeaderElector {
     }
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  private async tryAcquireOrRenew(): Promise<Attempt> {
     const leases = this.cluster.resource<Lease>(Kinds.Lease);
     const { namespace, name, identity } = this.options;
     const duration = this.options.leaseDurationSeconds ?? 15;
@@ -92,13 +109,13 @@ export class LeaderElector {
           metadata: { name, namespace },
           spec: { holderIdentity: identity, leaseDurationSeconds: duration, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 },
         });
-        return true;
+        return 'leading';
       }
       const spec = lease.spec ?? {};
       const renewedAt = spec.renewTime ? Date.parse(spec.renewTime) : 0;
       const expired = renewedAt + (spec.leaseDurationSeconds ?? duration) * 1000 < now.getTime();
       const mine = spec.holderIdentity === identity;
-      if (!mine && spec.holderIdentity && !expired) return false;
+      if (!mine && spec.holderIdentity && !expired) return 'held-by-another';
       await leases.update({
         ...lease,
         spec: {
@@ -109,11 +126,26 @@ export class LeaderElector {
           leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
         },
       });
-      return true;
+      return 'leading';
     } catch (err) {
-      if (isConflict(err) || isAlreadyExists(err)) return false;
+      // Another replica wrote first; the next attempt reads who holds the lease now.
+      if (isConflict(err) || isAlreadyExists(err)) return 'failed';
       this.log.warn({ err: (err as Error).message }, 'leader election: lease update failed');
-      return false;
+      return 'failed';
     }
+  }
+}
+
+/** The attempt's answer, or 'failed' when it has none within ms. */
+async function answeredWithin(attempt: Promise<Attempt>, ms: number): Promise<Attempt> {
+  if (ms <= 0) return 'failed';
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Attempt>((resolve) => {
+    timer = setTimeout(() => resolve('failed'), ms);
+  });
+  try {
+    return await Promise.race([attempt, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

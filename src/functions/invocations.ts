@@ -22,7 +22,6 @@ export const isWaiting = (inv: InvocationObject): boolean => !isTerminal(inv) &&
 export const queuedAt = (inv: InvocationObject): string =>
   inv.metadata.annotations?.[CREATED_AT_ANNOTATION] ?? inv.metadata.creationTimestamp ?? '';
 
-
 /** An invocation found in the cluster store, or in the archive once it left the store. */
 export interface FoundInvocation {
   invocation: InvocationObject;

@@ -7,7 +7,7 @@ import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import { launchShapeOf, sameLaunch } from '../../schemas/launch-shape.js';
 import { isoAt } from '../runtime/clock.js';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, memberCreatedAt, poolLaunchHash } from '../pods/pool-member.js';
-import { queuedAt } from '../../functions/invocations.js';
+import { isWaiting, queuedAt } from '../../functions/invocations.js';
 import { memoryBytes } from '../../schemas/memory-quantity.js';
 
 /** The arrival rate is measured over this window. */
@@ -103,7 +103,7 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
   const lastActive = Math.max(Date.parse(pool.status?.lastActiveTime ?? '') || 0, Date.parse(pool.metadata.creationTimestamp ?? '') || 0, ...arrivals);
   const idleMs = (pool.spec.idleSeconds ?? DEFAULT_IDLE_SECONDS) * 1000;
   const active = idleMs === 0 || now - lastActive < idleMs;
-  const waiting = matching.filter((inv) => !inv.status?.podName && !inv.status?.endedAt).length;
+  const waiting = matching.filter(isWaiting).length;
   const recent = arrivals.filter((t) => now - t < DEMAND_WINDOW_MS);
   // Little's law: the members that arrivals at this rate claim while a replacement starts.
   const arriving = Math.ceil((recent.length / DEMAND_WINDOW_MS) * memberStartMs(members));

@@ -67,8 +67,9 @@ export class LeaderElector {
     const renew = async () => {
       if (this.stopped) return;
       const attemptAt = Date.now();
+      const remainingMs = renewedAt + deadlineMs - attemptAt;
       // An attempt still unanswered at the deadline counts as failed: the lease may expire for the others.
-      const attempt = await answeredWithin(this.tryAcquireOrRenew(), renewedAt + deadlineMs - attemptAt);
+      const attempt = remainingMs > 0 ? await answeredWithin(this.tryAcquireOrRenew(), remainingMs) : 'failed';
       if (this.stopped) return;
       if (attempt === 'leading') renewedAt = attemptAt;
       if (attempt !== 'held-by-another' && Date.now() - renewedAt < deadlineMs) {
@@ -138,7 +139,6 @@ export class LeaderElector {
 
 /** The attempt's answer, or 'failed' when it has none within ms. */
 async function answeredWithin(attempt: Promise<Attempt>, ms: number): Promise<Attempt> {
-  if (ms <= 0) return 'failed';
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<Attempt>((resolve) => {
     timer = setTimeout(() => resolve('failed'), ms);

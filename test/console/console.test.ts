@@ -262,9 +262,13 @@ describe('web console (/ui) in Chromium', function () {
       this.skip();
     }
     assert.equal(replays.status, 200, JSON.stringify(replays.body));
+    assert.ok(replays.body.pages.length > 0, `the session was recorded: ${JSON.stringify(replays.body)}`);
     const { page, errors } = await openSignedIn(`#/invocations/${completed.id}`);
     const video = page.locator('video');
-    await video.waitFor();
+    // The player shows the video once every page's MP4 is listed as ready, asking again for up to 120 s.
+    await video.waitFor({ timeout: 120_000 }).catch(async (err: Error) => {
+      throw new Error(`no <video>; the recording section shows "${await page.locator('.player').innerText().catch(() => '?')}" (${err.message.split('\n')[0]})`);
+    });
     await waitFor('the video to have data', async () => ((await video.evaluate((v: HTMLVideoElement) => v.readyState)) >= 2 ? true : undefined), 120_000, 200);
     assert.ok((await video.evaluate((v: HTMLVideoElement) => v.duration)) > 0, 'the video has a duration');
     // A short recording can reach its end before play() settles, which rejects that promise; what counts is the time it played.

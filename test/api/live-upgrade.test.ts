@@ -20,6 +20,7 @@ import { issuePodToken } from '../../src/runtime/pod-token.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { Labels, Roles, type InvocationObject } from '../../src/schemas/resources.js';
 import { LIVE_CHANNEL_SUFFIX } from '../../src/schemas/live-channel.js';
+import { aroundClusterCalls } from '../support/cluster-calls.js';
 
 /** The cluster with reads of Pods held until released: an authorization in flight, on demand. */
 function holdingPodReads(cluster: ClusterPort) {
@@ -27,25 +28,10 @@ function holdingPodReads(cluster: ClusterPort) {
   const released = new Promise<void>((resolve) => (release = resolve));
   let held!: () => void;
   const reached = new Promise<void>((resolve) => (held = resolve));
-  const port = new Proxy(cluster, {
-    get(target, prop, receiver) {
-      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
-      return (type: Parameters<ClusterPort['resource']>[0]) => {
-        const client = target.resource(type);
-        if (type !== Kinds.Pod) return client;
-        return new Proxy(client, {
-          get(c, p, r) {
-            const value = Reflect.get(c, p, r) as unknown;
-            if (p !== 'get' || typeof value !== 'function') return value;
-            return async (...args: unknown[]) => {
-              held();
-              await released;
-              return (value as (...a: unknown[]) => unknown).apply(c, args);
-            };
-          },
-        });
-      };
-    },
+  const port = aroundClusterCalls(cluster, ({ type, method, proceed }) => {
+    if (type !== Kinds.Pod || method !== 'get') return proceed();
+    held();
+    return released.then(proceed);
   });
   return { port, reached, release };
 }

@@ -13,29 +13,16 @@ import { loadSettings } from '../../src/config/settings.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { aroundClusterCalls } from '../support/cluster-calls.js';
 import { waitFor } from '../support/service.js';
 
 const configMap = (namespace: string, name: string): KubeObject => newObject<KubeObject>(Kinds.ConfigMap, { name, namespace }, { data: { a: 'b' } });
 
 /** The cluster, recording the namespace of every list and watch (undefined: across the cluster). */
 function recording(cluster: ClusterPort, asked: (string | undefined)[]): ClusterPort {
-  return new Proxy(cluster, {
-    get(target, prop, receiver) {
-      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
-      return (type: Parameters<ClusterPort['resource']>[0]) => {
-        const client = target.resource(type);
-        return new Proxy(client, {
-          get(c, p, r) {
-            const value = Reflect.get(c, p, r) as unknown;
-            if ((p !== 'list' && p !== 'watch') || typeof value !== 'function') return value;
-            return (namespace: string | undefined, ...rest: unknown[]) => {
-              asked.push(namespace);
-              return (value as (...args: unknown[]) => unknown).call(c, namespace, ...rest);
-            };
-          },
-        });
-      };
-    },
+  return aroundClusterCalls(cluster, ({ method, args, proceed }) => {
+    if (method === 'list' || method === 'watch') asked.push(args[0] as string | undefined);
+    return proceed();
   });
 }
 

@@ -10,6 +10,7 @@ import type { ClusterPort } from '../../src/cluster/port.js';
 import { createLogger } from '../../src/config/logger.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/controller/runtime/leader-election.js';
+import { aroundClusterCalls } from '../support/cluster-calls.js';
 import { waitFor } from '../support/service.js';
 
 type Lease = KubeObject & { spec: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } };
@@ -17,26 +18,14 @@ type Lease = KubeObject & { spec: { holderIdentity?: string; renewTime?: string;
 /** The cluster as a leader sees it through a failing network: lease requests fail or hang on demand. */
 function unreliable(cluster: ClusterPort) {
   const state = { failNext: 0, failed: 0, hang: false };
-  const port = new Proxy(cluster, {
-    get(target, prop, receiver) {
-      if (prop !== 'resource') return Reflect.get(target, prop, receiver) as unknown;
-      return (type: Parameters<ClusterPort['resource']>[0]) =>
-        new Proxy(target.resource(type), {
-          get(client, p, r) {
-            const value = Reflect.get(client, p, r) as unknown;
-            if (typeof value !== 'function') return value;
-            return (...args: unknown[]) => {
-              if (state.hang) return new Promise(() => undefined);
-              if (state.failNext > 0) {
-                state.failNext--;
-                state.failed++;
-                return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443'));
-              }
-              return (value as (...a: unknown[]) => unknown).apply(client, args);
-            };
-          },
-        });
-    },
+  const port = aroundClusterCalls(cluster, ({ proceed }) => {
+    if (state.hang) return new Promise(() => undefined);
+    if (state.failNext > 0) {
+      state.failNext--;
+      state.failed++;
+      return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443'));
+    }
+    return proceed();
   });
   return { port, state };
 }

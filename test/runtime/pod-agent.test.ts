@@ -10,6 +10,7 @@ import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modu
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
 import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, runAgent, startAgent } from './support/agent-process.js';
 import { TestControlPlane } from './support/test-control-plane.js';
+import { processesUnder, processStat } from '../support/processes.js';
 
 const NAMESPACE = 'project-a';
 const PAGE_TITLE = 'Fixture Page';
@@ -50,6 +51,7 @@ describe('pod agent', function () {
     timeoutSeconds?: number;
     secrets?: Record<string, string>;
     rejectReports?: number;
+    onReport?: (podDir: string) => void;
     env?: Record<string, string>;
     sessionConfig?: Record<string, unknown>;
   }
@@ -71,6 +73,7 @@ describe('pod agent', function () {
       },
       artifact: bundleGzip,
       rejectReports: options.rejectReports,
+      onReport: () => options.onReport?.(join(workRoot, pod)),
     });
     return { pod, podDir: join(workRoot, pod) };
   }
@@ -89,6 +92,14 @@ describe('pod agent', function () {
     const userPid = logLines.find((line) => line.msg === 'function process started')?.userPid as number;
     assert.ok(chromiumPid > 0 && userPid > 0, 'the agent logs the pids it started');
     return { chromiumPid, userPid };
+  }
+
+  /** The states of the processes in Chromium's process group (its crash handlers keep groups of their own, asleep). */
+  function chromiumGroupStates(podDir: string): string[] {
+    const chromium = processesUnder(podDir).filter((p) => p.cmdline.includes('chromium'));
+    const renderer = chromium.find((p) => p.cmdline.includes('--type=renderer'));
+    const group = renderer && processStat(renderer.pid)?.processGroup;
+    return chromium.map((p) => processStat(p.pid)).filter((stat) => stat !== undefined && stat.processGroup === group).map((stat) => stat!.state);
   }
 
   function assertGone(...pids: number[]): void {
@@ -148,6 +159,24 @@ describe('pod agent', function () {
     assert.ok(stack, 'the stack is logged');
     assert.equal(stack.level, 'error');
     assert.match(stack.message, /\n\s+at explode \(/);
+  });
+
+  it('freezes Chromium when the session ends, and kills it only once the report is out', async () => {
+    const statesAtReport: string[][] = [];
+    const { report, logLines } = await invoke('echo', {
+      params: { value: 1 },
+      rejectReports: 1,
+      onReport: (podDir) => statesAtReport.push(chromiumGroupStates(podDir)),
+    });
+    assert.equal(report.phase, 'COMPLETED');
+    assert.equal(statesAtReport.length, 2, 'one refused report, one accepted');
+    for (const states of statesAtReport) {
+      assert.ok(states.length > 2, `the browser and its helpers are still there while the report is on its way: ${states.join(' ')}`);
+      // 'T': stopped by a signal; nothing of the session runs on after its end.
+      assert.deepEqual(new Set(states), new Set(['T']), `Chromium's processes' states while the report was on its way: ${states.join(' ')}`);
+    }
+    const { chromiumPid, userPid } = pidsOf(logLines);
+    assertGone(chromiumPid, userPid);
   });
 
   it('times out, killing the user process and Chromium', async () => {

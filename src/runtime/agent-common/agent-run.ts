@@ -7,8 +7,8 @@ export interface AgentRun<R extends PodReport> {
   execute(): Promise<R>;
   /** SIGTERM: end now and report what is known. */
   terminate(): void;
-  /** Resolves once every process the run started is gone; the agent exits only then. */
-  torndown?(): Promise<void>;
+  /** After the report: ends what the run left stopped, and resolves once every process it started is gone; the agent exits only then. */
+  tearDown?(): Promise<void>;
 }
 
 export async function runAndReport<R extends PodReport>(run: AgentRun<R>, deliver: (report: R) => Promise<void>, log: Logger, summary: (report: R) => object): Promise<number> {
@@ -26,6 +26,6 @@ export async function runAndReport<R extends PodReport>(run: AgentRun<R>, delive
     }
   } finally {
     process.off('SIGTERM', onSigterm);
-    await run.torndown?.();
+    await run.tearDown?.();
   }
 }

@@ -17,6 +17,11 @@ export interface LeasedBrowser {
   readonly pid?: number;
   /** Resolves, saying how, when a local browser process ends (also after release). */
   readonly exited?: Promise<string>;
+  /**
+   * Stops every process of a local browser where it is (SIGSTOP), at once: nothing of it runs any
+   * more, and none of its exit's work is done yet. `release()` kills it later.
+   */
+  freeze?(): void;
   /** Ends the lease: the browser and everything it started are gone when this resolves. */
   release(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { exitOf, killProcessGroup, trackProcessGroup, describeExit } from '../sandbox/process-group.js';
+import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, describeExit } from '../sandbox/process-group.js';
 import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
 
 export interface LocalChromiumOptions {
@@ -83,7 +83,10 @@ export class LocalChromiumProvider implements BrowserProvider {
           }
         });
       });
-      return { wsEndpoint, pid: child.pid, release, exited: exitOf(child).then(describeExit) };
+      const freeze = () => {
+        if (child.pid !== undefined) signalProcessGroup(child.pid, 'SIGSTOP');
+      };
+      return { wsEndpoint, pid: child.pid, freeze, release, exited: exitOf(child).then(describeExit) };
     } catch (error) {
       await release();
       throw error;

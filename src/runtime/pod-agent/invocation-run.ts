@@ -58,8 +58,8 @@ export class InvocationRun {
   #polled = false;
   #redact: Redactor = (text) => text;
   #browserLaunch: Promise<LeasedBrowser> | undefined;
-  /** The browser's main process, when it is a local one. */
-  #browserPid: number | undefined;
+  /** The browser, once launched. */
+  #browser: LeasedBrowser | undefined;
   #recorderStart: Promise<SessionRecorder> | undefined;
   /** The recorder, once started. */
   #recorder: SessionRecorder | undefined;
@@ -75,7 +75,11 @@ export class InvocationRun {
   readonly #sampler = new MetricsSampler();
   /** Open while the handler runs: the façade relays live viewers through it. */
   #liveChannel: LiveChannel | undefined;
-  /** The ended session's processes being reaped. */
+  /** The user process's kill, from the session's end. */
+  #userGone: Promise<void> | undefined;
+  /** The browser's release, once begun: at the session's end, or after the report for a frozen one. */
+  #browserRelease: Promise<void> | undefined;
+  /** Every process of the ended session being reaped. */
   #teardown: Promise<void> | undefined;
 
   constructor(
@@ -177,7 +181,7 @@ export class InvocationRun {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
     await this.#endSession();
     await finishRecording(this.#recording, new Date(), this.log);
-    await this.torndown();
+    await this.tearDown();
   }
 
   #launchBrowser(workDir: string): Promise<LeasedBrowser> {
@@ -185,7 +189,7 @@ export class InvocationRun {
     this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, signal: this.#launchAbort.signal });
     void this.#browserLaunch.then((leased) => {
       this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready');
-      this.#browserPid = leased.pid;
+      this.#browser = leased;
       // The session is the browser: once it is gone nothing the handler does can succeed, and it is not the handler's fault.
       void leased.exited?.then((how) => this.#finish(failed('INTERNAL_ERROR', `The browser ${how} during the invocation`)));
     }, () => undefined);
@@ -370,7 +374,8 @@ export class InvocationRun {
 
   /** The local browser is dead or dying (a sidecar has no pid here: its `exited` alone tells). */
   #browserGone(): boolean {
-    return this.#browserPid !== undefined && !processLives(this.#browserPid);
+    const pid = this.#browser?.pid;
+    return pid !== undefined && !processLives(pid);
   }
 
   #finish(outcome: InvocationOutcome, errorLog?: string): void {
@@ -389,24 +394,28 @@ export class InvocationRun {
   }
 
   /**
-   * Ends the session: the user process and the browser are SIGKILLed (a local browser; a sidecar is
-   * told to close), so nothing of them runs on, and the session's logs are collected. Their
-   * processes' teardown (the kernel freeing a browser's memory takes 60 ms and more) is left to
-   * run on: the report does not wait for it, the agent's exit does (torndown()).
+   * Ends the session: the user process is SIGKILLed and the browser frozen (a local browser; one
+   * that cannot be frozen is released now), so nothing of them runs on, and the session's logs are
+   * collected. The kernel's work of their exit (freeing a browser's memory takes tens of ms of the
+   * node's CPU) is not waited for: the frozen browser is killed after the report, and the agent
+   * exits once everything is gone (tearDown()).
    */
   async #endSession(): Promise<SessionLogEntry[]> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#liveChannel?.close();
     this.#launchAbort.abort();
-    const userGone = this.#user?.kill();
+    this.#userGone = this.#user?.kill();
     // A started recorder is closed while the browser still answers (a socket to a killed browser
     // closes only once its memory is freed), but a browser that does not answer is not waited on.
     const stopping = this.#recorder?.stop();
-    if (stopping) await settledWithin(stopping, RECORDER_CLOSE_WAIT_MS);
-    const browserGone = settledValue(this.#browserLaunch).then((leased) => leased?.release());
-    // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) can wait too.
-    this.#teardown = Promise.all([userGone, browserGone, this.#prepared?.api.close()]).then(() => undefined);
-    this.#teardown.catch(() => undefined);
+    let recorderClosed = this.#recorderStart === undefined;
+    if (stopping) {
+      await settledWithin(stopping.then(() => (recorderClosed = true)), RECORDER_CLOSE_WAIT_MS);
+    }
+    // A recorder still connecting or closing would wait on a frozen browser for ever: that browser
+    // is killed now. A launch still under way was aborted above, which kills what it started.
+    if (this.#browser?.freeze && recorderClosed) this.#browser.freeze();
+    else if (this.#browser) void this.#releaseBrowser(this.#browser);
     // A recorder still connecting fails or finishes now that the browser is killed.
     const sessionLogs = await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));
     // The handler's report came over the runtime API after everything it wrote had reached the
@@ -418,9 +427,17 @@ export class InvocationRun {
     return sessionLogs;
   }
 
-  /** Resolves once every process of the session is gone (after the report, before the agent exits). */
-  torndown(): Promise<void> {
-    return this.#teardown ?? Promise.resolve();
+  #releaseBrowser(leased: LeasedBrowser): Promise<void> {
+    this.#browserRelease ??= leased.release();
+    return this.#browserRelease;
+  }
+
+  /** After the report: kills the frozen browser, and resolves once every process of the session is gone. */
+  tearDown(): Promise<void> {
+    // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) waits until now too.
+    this.#teardown ??= Promise.all([this.#userGone, settledValue(this.#browserLaunch).then((leased) => leased && this.#releaseBrowser(leased)), this.#prepared?.api.close()]).then(() => undefined);
+    this.#teardown.catch(() => undefined);
+    return this.#teardown;
   }
 
   async #drainOutput(): Promise<void> {

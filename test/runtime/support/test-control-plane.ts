@@ -14,6 +14,8 @@ export interface PodScript {
   artifactSha256?: string;
   /** Answer this many report attempts with 503 before accepting one. */
   rejectReports?: number;
+  /** Called as each report attempt arrives, before it is answered: a look at the pod while its report is on its way. */
+  onReport?: () => void;
 }
 
 export interface ReceivedRequest {
@@ -101,6 +103,7 @@ export class TestControlPlane {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
+        pod.onReport?.();
         if ((pod.rejectReports ?? 0) > 0) {
           pod.rejectReports = (pod.rejectReports ?? 0) - 1;
           return end(response, 503, 'try again');

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { sandboxCommand, type PodSandboxSpec } from '../sandbox/pod-sandbox.js';
 import { signalProcessGroup } from '../sandbox/process-group.js';
-import { TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
+import { isLaunchResult, TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
 
 export interface PodProcesses {
   /** Exit code per container, in the order given. */
@@ -68,11 +68,9 @@ export function startSandboxedPod(containers: LaunchedContainer[], options: Sand
   child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
   let result: LaunchResult | undefined;
   if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => {
-    try {
-      result = JSON.parse(line) as LaunchResult;
-    } catch {
-      onOutput(line + '\n');
-    }
+    const parsed = parseJson(line);
+    if (isLaunchResult(parsed)) result = parsed;
+    else onOutput(line + '\n');
   });
   // 'close', not 'exit': the result line must have been read.
   const exited = exitCodeOf(child, onOutput, 'close').then((code) => result?.exitCodes ?? containers.map(() => (code === 0 ? 1 : code)));
@@ -98,4 +96,12 @@ function exitCodeOf(child: ChildProcess, onOutput: OnOutput, event: 'exit' | 'cl
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid !== undefined) signalProcessGroup(child.pid, signal);
+}
+
+function parseJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,128 @@
+// The in-sandbox pod launcher, run as the node agent runs it (its stdin protocol), outside a
+// sandbox: a pod whose one container is this Node running a script gets it run in the launcher's
+// own process, as that container; anything else gets a process per container.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { isLaunchResult, TERMINATE_LINE, type LaunchedContainer } from '../../src/runtime/node-agent/pod-launcher.js';
+
+const LAUNCHER_MAIN = fileURLToPath(new URL('../../src/runtime/node-agent/pod-launcher-main.js', import.meta.url));
+
+/** Prints what the container sees as one JSON line, then exits with EXIT_CODE (or waits for SIGTERM when asked). */
+const REPORTING_SCRIPT = `
+import { writeSync } from 'node:fs';
+writeSync(1, JSON.stringify({ pid: process.pid, cwd: process.cwd(), env: process.env, argv: process.argv.slice(2) }) + '\\n');
+if (process.env.WAIT_FOR_TERM) {
+  process.on('SIGTERM', () => { console.error('stopping on SIGTERM'); process.exit(0); });
+  setInterval(() => {}, 1000);
+} else {
+  process.exitCode = Number(process.env.EXIT_CODE ?? 0);
+}
+`;
+
+interface Launched {
+  launcherPid: number;
+  /** Each container's report line. */
+  reports: Record<string, unknown>[];
+  /** The launcher's result line. */
+  result: unknown;
+  /** Every other line of its output. */
+  output: string;
+  exitCode: number | null;
+}
+
+describe('pod launcher', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let script: string;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'browserfn-pod-launcher-'));
+    script = join(dir, 'report.mjs');
+    writeFileSync(script, REPORTING_SCRIPT);
+    writeFileSync(join(dir, 'throws.mjs'), "throw new Error('top-level failure');\n");
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const container = (name: string, env: Record<string, string>, command = [process.execPath, script, 'one', 'two']): LaunchedContainer => ({ name, command, env, cwd: dir });
+
+  async function launch(containers: LaunchedContainer[], options: { terminateAfterReports?: number } = {}): Promise<Launched> {
+    const child = spawn(process.execPath, [LAUNCHER_MAIN], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LAUNCHER_ONLY: 'yes' } });
+    let output = '';
+    const reports: Record<string, unknown>[] = [];
+    let result: unknown;
+    // A container run in the launcher's process writes to its stdout, one run as a child to its stderr.
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        const parsed = parseJson(line);
+        if (isLaunchResult(parsed)) result = parsed;
+        else if (typeof parsed === 'object' && parsed !== null && 'pid' in parsed) reports.push(parsed as Record<string, unknown>);
+        else output += `${line}\n`;
+        if (reports.length === options.terminateAfterReports) child.stdin.write(`${TERMINATE_LINE}\n`);
+      });
+    }
+    child.stdin.write(`${JSON.stringify({ containers })}\n`);
+    const [exitCode] = (await once(child, 'close')) as [number | null];
+    return { launcherPid: child.pid!, reports, result, output, exitCode };
+  }
+
+  it("runs a lone Node container's script in its own process, with the container's environment, folder and arguments", async () => {
+    const { launcherPid, reports, result, exitCode } = await launch([container('agent', { EXIT_CODE: '7', ONLY_THIS: 'set' })]);
+    assert.equal(reports.length, 1);
+    const [seen] = reports;
+    assert.equal(seen.pid, launcherPid, 'no second Node process');
+    assert.equal(seen.cwd, dir);
+    assert.deepEqual(seen.env, { EXIT_CODE: '7', ONLY_THIS: 'set' }, "the container's environment only, none of the launcher's");
+    assert.deepEqual(seen.argv, ['one', 'two']);
+    assert.deepEqual(result, { exitCodes: [7] });
+    assert.equal(exitCode, 7);
+  });
+
+  it('passes a stop request on as SIGTERM to the script in its process', async () => {
+    const { launcherPid, reports, result, output } = await launch([container('agent', { WAIT_FOR_TERM: '1' })], { terminateAfterReports: 1 });
+    assert.equal(reports[0].pid, launcherPid);
+    assert.match(output, /stopping on SIGTERM/);
+    assert.deepEqual(result, { exitCodes: [0] });
+  });
+
+  it('reports a script that fails to load with exit code 1 and its error', async () => {
+    const { result, output } = await launch([container('agent', {}, [process.execPath, join(dir, 'throws.mjs')])]);
+    assert.deepEqual(result, { exitCodes: [1] });
+    assert.match(output, /agent: Error: top-level failure/);
+  });
+
+  it('starts a process per container when the pod has several, or when Node must read the environment at its start', async () => {
+    const several = await launch([container('a', { EXIT_CODE: '0' }), container('b', { EXIT_CODE: '3' })]);
+    assert.equal(several.reports.length, 2);
+    for (const report of several.reports) assert.notEqual(report.pid, several.launcherPid);
+    assert.deepEqual(several.result, { exitCodes: [0, 3] });
+
+    const withNodeOptions = await launch([container('agent', { NODE_OPTIONS: '--no-warnings', EXIT_CODE: '4' })]);
+    assert.notEqual(withNodeOptions.reports[0].pid, withNodeOptions.launcherPid);
+    assert.deepEqual(withNodeOptions.result, { exitCodes: [4] });
+
+    const withFlags = await launch([container('agent', { EXIT_CODE: '5' }, [process.execPath, '--no-warnings', script])]);
+    assert.notEqual(withFlags.reports[0].pid, withFlags.launcherPid);
+    assert.deepEqual(withFlags.result, { exitCodes: [5] });
+  });
+
+  it('tells its result line apart from a container log line that has an exitCodes field', () => {
+    assert.ok(isLaunchResult({ exitCodes: [0, 137] }));
+    for (const line of [{ level: 30, msg: 'exited', exitCodes: [0] }, { exitCodes: 'none' }, { exitCodes: [1.5] }, [0], null, 'exitCodes']) {
+      assert.equal(isLaunchResult(line), false, JSON.stringify(line));
+    }
+  });
+});
+
+function parseJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}

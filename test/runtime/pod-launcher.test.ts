@@ -102,9 +102,13 @@ describe('pod launcher', function () {
     for (const report of several.reports) assert.notEqual(report.pid, several.launcherPid);
     assert.deepEqual(several.result, { exitCodes: [0, 3] });
 
-    const withNodeOptions = await launch([container('agent', { NODE_OPTIONS: '--no-warnings', EXIT_CODE: '4' })]);
-    assert.notEqual(withNodeOptions.reports[0].pid, withNodeOptions.launcherPid);
-    assert.deepEqual(withNodeOptions.result, { exitCodes: [4] });
+    for (const variable of ['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'UV_THREADPOOL_SIZE', 'SSL_CERT_FILE']) {
+      const withVariable = await launch([container('agent', { [variable]: variable === 'NODE_OPTIONS' ? '--no-warnings' : '4', EXIT_CODE: '4' })]);
+      assert.notEqual(withVariable.reports[0].pid, withVariable.launcherPid, variable);
+      assert.deepEqual(withVariable.result, { exitCodes: [4] });
+    }
+    const withNodeEnv = await launch([container('agent', { NODE_ENV: 'production' })]);
+    assert.equal(withNodeEnv.reports[0].pid, withNodeEnv.launcherPid, 'NODE_ENV is read by libraries, not by Node at its start');
 
     const withFlags = await launch([container('agent', { EXIT_CODE: '5' }, [process.execPath, '--no-warnings', script])]);
     assert.notEqual(withFlags.reports[0].pid, withFlags.launcherPid);

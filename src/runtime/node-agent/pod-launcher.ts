@@ -37,8 +37,12 @@ export function isLaunchResult(value: unknown): value is LaunchResult {
   return keys.length === 1 && Array.isArray(exitCodes) && exitCodes.every((code) => Number.isInteger(code));
 }
 
-/** Variables Node reads only while it starts: a container that sets one needs a Node of its own. */
-const NODE_STARTUP_VARIABLES = new Set(['NODE_OPTIONS', 'NODE_EXTRA_CA_CERTS', 'NODE_ICU_DATA', 'NODE_PATH', 'NODE_PRESERVE_SYMLINKS', 'NODE_V8_COVERAGE', 'UV_THREADPOOL_SIZE']);
+/**
+ * Variables Node may read only while it starts (NODE_OPTIONS, NODE_PATH, UV_THREADPOOL_SIZE,
+ * OpenSSL's...): a container that sets one needs a Node of its own. NODE_ENV is the libraries'.
+ */
+const readAtNodeStart = (name: string): boolean =>
+  (name.startsWith('NODE_') && name !== 'NODE_ENV') || name.startsWith('UV_') || name.startsWith('OPENSSL_') || name.startsWith('SSL_CERT_');
 
 /** The script of a pod's only container when that container is `execPath` running it with no Node flags; else undefined. */
 export function inProcessScript(request: LaunchRequest, execPath: string): string | undefined {
@@ -46,7 +50,7 @@ export function inProcessScript(request: LaunchRequest, execPath: string): strin
   const [{ command, env }] = request.containers;
   const [file, script] = command;
   if (file !== execPath || !script || script.startsWith('-')) return undefined;
-  return Object.keys(env).some((name) => NODE_STARTUP_VARIABLES.has(name)) ? undefined : script;
+  return Object.keys(env).some(readAtNodeStart) ? undefined : script;
 }
 
 /** Runs in the sandbox as its first process (see pod-launcher-main.ts). */
@@ -81,7 +85,13 @@ export function runPodLauncher(): void {
  * result line goes out as this process exits, however that comes; its output is this process's.
  */
 function runInProcess(container: LaunchedContainer, script: string, lines: Interface): void {
-  process.once('exit', (code) => writeSync(1, `${JSON.stringify({ exitCodes: [code] } satisfies LaunchResult)}\n`));
+  process.once('exit', (code) => {
+    try {
+      writeSync(1, `${JSON.stringify({ exitCodes: [code] } satisfies LaunchResult)}\n`);
+    } catch {
+      // The node agent is gone: nobody is left to tell.
+    }
+  });
   for (const name of Object.keys(process.env)) delete process.env[name];
   Object.assign(process.env, container.env);
   process.chdir(container.cwd);

@@ -1,6 +1,7 @@
 // The in-sandbox pod launcher, run as the node agent runs it (its stdin protocol), outside a
-// sandbox: a pod whose one container is this Node running a script gets it run in the launcher's
-// own process, as that container; anything else gets a process per container.
+// sandbox: a pod whose one container is this Node running an agent's script, when the node agent
+// says so, gets it run in the launcher's own process, as that container; anything else gets a
+// process per container.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -51,7 +52,7 @@ describe('pod launcher', function () {
 
   const container = (name: string, env: Record<string, string>, command = [process.execPath, script, 'one', 'two']): LaunchedContainer => ({ name, command, env, cwd: dir });
 
-  async function launch(containers: LaunchedContainer[], options: { terminateAfterReports?: number } = {}): Promise<Launched> {
+  async function launch(containers: LaunchedContainer[], options: { terminateAfterReports?: number; inProcess?: boolean } = {}): Promise<Launched> {
     const child = spawn(process.execPath, [LAUNCHER_MAIN], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LAUNCHER_ONLY: 'yes' } });
     let output = '';
     const reports: Record<string, unknown>[] = [];
@@ -66,7 +67,7 @@ describe('pod launcher', function () {
         if (reports.length === options.terminateAfterReports) child.stdin.write(`${TERMINATE_LINE}\n`);
       });
     }
-    child.stdin.write(`${JSON.stringify({ containers })}\n`);
+    child.stdin.write(`${JSON.stringify({ containers, inProcess: options.inProcess ?? true })}\n`);
     const [exitCode] = (await once(child, 'close')) as [number | null];
     return { launcherPid: child.pid!, reports, result, output, exitCode };
   }
@@ -96,7 +97,7 @@ describe('pod launcher', function () {
     assert.match(output, /agent: Error: top-level failure/);
   });
 
-  it('starts a process per container when the pod has several, or when Node must read the environment at its start', async () => {
+  it('starts a process per container when the pod has several, when Node must read the environment at its start, or when not asked to run it in process', async () => {
     const several = await launch([container('a', { EXIT_CODE: '0' }), container('b', { EXIT_CODE: '3' })]);
     assert.equal(several.reports.length, 2);
     for (const report of several.reports) assert.notEqual(report.pid, several.launcherPid);
@@ -109,6 +110,10 @@ describe('pod launcher', function () {
     }
     const withNodeEnv = await launch([container('agent', { NODE_ENV: 'production' })]);
     assert.equal(withNodeEnv.reports[0].pid, withNodeEnv.launcherPid, 'NODE_ENV is read by libraries, not by Node at its start');
+
+    const notAsked = await launch([container('server', { EXIT_CODE: '6' })], { inProcess: false });
+    assert.notEqual(notAsked.reports[0].pid, notAsked.launcherPid, 'a container the node agent did not name an agent runs apart');
+    assert.deepEqual(notAsked.result, { exitCodes: [6] });
 
     const withFlags = await launch([container('agent', { EXIT_CODE: '5' }, [process.execPath, '--no-warnings', script])]);
     assert.notEqual(withFlags.reports[0].pid, withFlags.launcherPid);

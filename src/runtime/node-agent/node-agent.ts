@@ -104,6 +104,9 @@ const AGENT_MAINS: Record<string, string> = {
   'pod-agent': fileURLToPath(new URL('../pod-agent/main.js', import.meta.url)),
   'build-agent': fileURLToPath(new URL('../../build/main.js', import.meta.url)),
 };
+/** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */
+const agentMainOf = (command: string[] | undefined): string | undefined =>
+  command?.[0] === 'browserfn' && Object.hasOwn(AGENT_MAINS, command[1]) ? AGENT_MAINS[command[1]] : undefined;
 
 export class NodeAgent {
   private readonly pods: Informer<PodObject>;
@@ -330,7 +333,9 @@ export class NodeAgent {
     // The limit counts every task of the pod's host user, so it is set only when that user is not the server's.
     const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
     const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
-    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter }, onOutput);
+    // An agent's start is on an invocation's or a build's path; a server's (`browserfn api`) is not, and keeps a process of its own.
+    const inProcess = pod.spec.containers.length === 1 && agentMainOf(pod.spec.containers[0].command) !== undefined;
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess }, onOutput);
   }
 
   /**
@@ -509,7 +514,8 @@ export class NodeAgent {
   private resolveCommand(command: string[], sandbox?: NodeSandbox): string[] {
     const node = sandbox ? sandbox.code.node : process.execPath;
     const inside = (path: string) => (sandbox ? sandbox.code.inside(path) : path);
-    if (command[0] === 'browserfn' && AGENT_MAINS[command[1]]) return [node, inside(AGENT_MAINS[command[1]]), ...command.slice(2)];
+    const agentMain = agentMainOf(command);
+    if (agentMain) return [node, inside(agentMain), ...command.slice(2)];
     if (command[0] === 'browserfn') return [node, inside(CLI_MAIN), ...command.slice(1)];
     if (command[0] === 'chromium') {
       // The pod template's Chromium runs without its sandbox (a container without user

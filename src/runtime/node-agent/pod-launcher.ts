@@ -3,9 +3,9 @@
 // Protocol with the node agent: stdin carries one JSON line (the containers), then "TERM" lines
 // (or EOF) to stop them; stdout carries one JSON line with the exit codes once all have ended
 // (`isLaunchResult`); every other line, and stderr, is the containers' output.
-// A pod whose one container is this same Node running a script (every embedded browser and build
-// pod) has that script run in this process: no second Node start (about 50 ms, more beside a
-// starting browser) and no second Node's memory.
+// A pod whose one container is this same Node running one of this package's agents (every
+// embedded browser and build pod; the node agent says so) has that script run in this process: no
+// second Node start (about 70 ms, more beside a starting browser) and no second Node's memory.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
@@ -21,6 +21,8 @@ export interface LaunchedContainer {
 
 export interface LaunchRequest {
   containers: LaunchedContainer[];
+  /** The lone container runs one of this package's agents: it may run in the launcher's own process. */
+  inProcess?: boolean;
 }
 
 export interface LaunchResult {
@@ -44,9 +46,9 @@ export function isLaunchResult(value: unknown): value is LaunchResult {
 const readAtNodeStart = (name: string): boolean =>
   (name.startsWith('NODE_') && name !== 'NODE_ENV') || name.startsWith('UV_') || name.startsWith('OPENSSL_') || name.startsWith('SSL_CERT_');
 
-/** The script of a pod's only container when that container is `execPath` running it with no Node flags; else undefined. */
+/** The script of a pod's only container when asked to run it here and it is `execPath` running it with no Node flags; else undefined. */
 export function inProcessScript(request: LaunchRequest, execPath: string): string | undefined {
-  if (request.containers.length !== 1) return undefined;
+  if (!request.inProcess || request.containers.length !== 1) return undefined;
   const [{ command, env }] = request.containers;
   const [file, script] = command;
   if (file !== execPath || !script || script.startsWith('-')) return undefined;

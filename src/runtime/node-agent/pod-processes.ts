@@ -48,6 +48,8 @@ export interface SandboxedPodOptions {
   gid?: number;
   /** Set: the sandbox starts in the pod's memory cgroup, and this switches to uid/gid. */
   enter?: EnterCgroup;
+  /** The lone container runs one of this package's agents: the launcher may run it in its own process (pod-launcher.ts). */
+  inProcess?: boolean;
 }
 
 /**
@@ -63,7 +65,7 @@ export function startSandboxedPod(containers: LaunchedContainer[], options: Sand
   const spawnUser = enter ? {} : { uid, gid };
   const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...spawnUser, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   child.stdin?.on('error', () => undefined);
-  const request: LaunchRequest = { containers };
+  const request: LaunchRequest = { containers, inProcess: options.inProcess };
   child.stdin?.write(JSON.stringify(request) + '\n');
   child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
   let result: LaunchResult | undefined;

@@ -119,12 +119,19 @@ async function startBench(env: Record<string, string>): Promise<Bench> {
   return { svc, ids: Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id])) };
 }
 
-async function invokeTimed({ svc, ids }: Bench, name: string): Promise<Timed> {
-  const started = performance.now();
+/** POST …/invoke; the invocation's ID. */
+async function invoke({ svc, ids }: Bench, name: string): Promise<string> {
   const created = await svc.request('POST', `/v1/functions/${ids[name]}/invoke`, INVOKE_BODY);
   if (created.status !== 202) throw new Error(`invoke: ${created.status} ${JSON.stringify(created.body)}`);
+  return String(created.body.id);
+}
+
+async function invokeTimed(bench: Bench, name: string): Promise<Timed> {
+  const { svc } = bench;
+  const started = performance.now();
+  const id = await invoke(bench, name);
   const done = await waitFor('invocation', async () => {
-    const { body } = await svc.request('GET', `/v1/functions/invocations/${created.body.id}`);
+    const { body } = await svc.request('GET', `/v1/functions/invocations/${id}`);
     return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
   }, 120_000, 2);
   const totalMs = performance.now() - started;
@@ -137,13 +144,12 @@ async function invokeTimed({ svc, ids }: Bench, name: string): Promise<Timed> {
  * client-observed figures poll every 2 ms from the service's process, about 1 ms of its event loop
  * each; this shows what that costs them.
  */
-async function invokeUnpolled({ svc, ids }: Bench, name: string): Promise<number> {
+async function invokeUnpolled(bench: Bench, name: string): Promise<number> {
   const started = performance.now();
-  const created = await svc.request('POST', `/v1/functions/${ids[name]}/invoke`, INVOKE_BODY);
-  if (created.status !== 202) throw new Error(`invoke: ${created.status} ${JSON.stringify(created.body)}`);
-  const invocations = svc.service.cluster.resource<InvocationObject>(Kinds.Invocation);
-  const invocation = await invocations.get('default', String(created.body.id).toLowerCase());
-  if (!invocation) throw new Error(`invocation ${created.body.id} is not in the store`);
+  const id = await invoke(bench, name);
+  const invocations = bench.svc.service.cluster.resource<InvocationObject>(Kinds.Invocation);
+  const invocation = await invocations.get('default', id.toLowerCase());
+  if (!invocation) throw new Error(`invocation ${id} is not in the store`);
   const { latest, reached } = await watchUntil(invocations, invocation, isTerminal, 120_000);
   const ms = performance.now() - started;
   if (!reached || latest.status?.phase !== 'COMPLETED') throw new Error(`bench invocation did not complete: ${JSON.stringify(latest.status)}`);

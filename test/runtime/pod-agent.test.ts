@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { artifactOf } from '../support/artifact.js';
 import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
-import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, runAgent, startAgent } from './support/agent-process.js';
+import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, processStat, runAgent, startAgent } from './support/agent-process.js';
 import { TestControlPlane } from './support/test-control-plane.js';
-import { processesUnder, processStat } from '../support/processes.js';
+import { processesUnder } from '../support/processes.js';
 
 const NAMESPACE = 'project-a';
 const PAGE_TITLE = 'Fixture Page';
@@ -94,12 +94,11 @@ describe('pod agent', function () {
     return { chromiumPid, userPid };
   }
 
-  /** The states of the processes in Chromium's process group (its crash handlers keep groups of their own, asleep). */
+  /** The states of the processes in Chromium's process group, found from a renderer (its crash handlers keep groups of their own, asleep). */
   function chromiumGroupStates(podDir: string): string[] {
-    const chromium = processesUnder(podDir).filter((p) => p.cmdline.includes('chromium'));
-    const renderer = chromium.find((p) => p.cmdline.includes('--type=renderer'));
-    const group = renderer && processStat(renderer.pid)?.processGroup;
-    return chromium.map((p) => processStat(p.pid)).filter((stat) => stat !== undefined && stat.processGroup === group).map((stat) => stat!.state);
+    const renderer = processesUnder(podDir).find((p) => p.cmdline.includes('chromium') && p.cmdline.includes('--type=renderer'));
+    const group = renderer && processStat(renderer.pid)?.pgrp;
+    return group === undefined ? [] : livingGroupMembers(group).map((pid) => processStat(pid)?.state ?? 'gone');
   }
 
   function assertGone(...pids: number[]): void {

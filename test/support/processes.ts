@@ -82,21 +82,10 @@ export function processTreeOf(roots: ReadonlySet<number>): FoundProcess[] {
   return found;
 }
 
-/** A process's state letter (R running, S sleeping, T stopped by a signal, Z zombie...) and process group; undefined once it is gone. */
-export function processStat(pid: number | string): { state: string; processGroup: number } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses.
-  const [state, , processGroup] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { state, processGroup: Number(processGroup) };
-}
-
 function isZombie(pid: string): boolean {
-  return processStat(pid)?.state === 'Z';
+  // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }
 
 function readlinkOrEmpty(path: string): string {

@@ -90,14 +90,14 @@ export function processLives(pid: number): boolean {
 /** The kernel's task flag for a process that has begun to exit (include/linux/sched.h). */
 const PF_EXITING = 0x4;
 
-interface ProcessStat {
+export interface ProcessStat {
   state: string;
   pgrp: number;
   flags: number;
 }
 
 /** The fields of /proc/<pid>/stat used here; undefined once the process is gone (or without /proc). */
-function processStat(pid: number): ProcessStat | undefined {
+export function processStat(pid: number): ProcessStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // pid (comm) state ppid pgrp session tty_nr tpgid flags …; comm may hold spaces, so read after the last ')'.

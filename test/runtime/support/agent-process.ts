@@ -77,7 +77,7 @@ export async function runAgent(launch: AgentLaunch): Promise<{ exitCode: number 
 }
 
 /** Processes of a process group that are still running (zombies waiting for a reaper do not count). */
-export { groupMembers as livingGroupMembers } from '../../../src/runtime/sandbox/process-group.js';
+export { groupMembers as livingGroupMembers, processStat } from '../../../src/runtime/sandbox/process-group.js';
 
 /** The repository root (where test/fixtures lives), found from the compiled test file. */
 export function repositoryRoot(): string {

@@ -1,6 +1,7 @@
 // The code loader fetches the browser's protocol description once, ahead of the handler, and
-// chrome-remote-interface's connects to that browser use the copy. Run here as the agent runs it
-// (its stdin instructions, the runtime modules linked beside the code), against servers that count
+// chrome-remote-interface's connects to that browser use the copy; a pool member that preloads the
+// client warms its connect up before it says it is ready. Run here as the agent runs it (its stdin
+// instructions, its channel, the runtime modules linked beside the code), against servers that count
 // what they are asked.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,11 +9,12 @@ import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
-import type { LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
+import { LOADER_READY_RECORD, type LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
 import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/sandbox/runtime-modules.js';
 import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
 
@@ -25,6 +27,8 @@ interface FakeBrowser {
   descriptor: { version: { major: string; minor: string }; domains: { domain: string; commands: { name: string; parameters: { name: string; type: string }[] }[] }[] };
   protocolRequests: number;
   sockets: number;
+  /** The methods of the commands sent over its WebSockets, each answered with an empty result. */
+  commands: string[];
   close(): Promise<void>;
 }
 
@@ -40,7 +44,14 @@ async function startFakeBrowser(name: string): Promise<FakeBrowser> {
     response.writeHead(404).end();
   });
   const sockets = new WebSocketServer({ server });
-  sockets.on('connection', () => (browser.sockets += 1));
+  sockets.on('connection', (socket) => {
+    browser.sockets += 1;
+    socket.on('message', (data) => {
+      const { id, method } = JSON.parse(String(data)) as { id: number; method: string };
+      browser.commands.push(method);
+      socket.send(JSON.stringify({ id, result: {} }));
+    });
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -50,6 +61,7 @@ async function startFakeBrowser(name: string): Promise<FakeBrowser> {
     descriptor,
     protocolRequests: 0,
     sockets: 0,
+    commands: [],
     close: async () => {
       for (const client of sockets.clients) client.terminate();
       sockets.close();
@@ -78,28 +90,52 @@ describe('code loader: the browser protocol for chrome-remote-interface', functi
     rmSync(workRoot, { recursive: true, force: true });
   });
   beforeEach(() => {
-    browser.protocolRequests = 0;
-    other.protocolRequests = 0;
+    for (const fake of [browser, other]) {
+      fake.protocolRequests = 0;
+      fake.sockets = 0;
+      fake.commands = [];
+    }
   });
 
-  /** Runs the loader with `bundle` as the code and the instructions in order; resolves with what the bundle printed. */
-  async function runLoader(bundle: string, instructions: (codeDir: string) => LoaderInstruction[], preload: string[] = []): Promise<unknown> {
+  interface LoaderRun {
+    /** What the bundle printed. */
+    printed: unknown;
+    /** The pod browser's commands so far when the loader said it was ready (undefined: it never said so). */
+    commandsWhenReady: string[] | undefined;
+  }
+
+  /** Runs the loader with `bundle` as the code, its instructions written once it is ready or, with `tellEarly`, at once. */
+  async function runLoader(bundle: string, instructions: (codeDir: string) => LoaderInstruction[], preload: string[] = [], tellEarly = true): Promise<LoaderRun> {
     pods += 1;
     const podDir = join(workRoot, `pod-${pods}`);
     const codeDir = join(podDir, 'code');
     mkdirSync(codeDir, { recursive: true });
     linkRuntimeModules(podDir, defaultRuntimeModulesDir());
     writeFileSync(join(codeDir, 'main.mjs'), bundle);
-    const child = spawn(process.execPath, [CODE_LOADER, codeDir, RUNTIME_PACKAGES.join(','), preload.join(',')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CODE_LOADER, codeDir, RUNTIME_PACKAGES.join(','), preload.join(',')], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (const instruction of instructions(codeDir)) child.stdin.write(`${JSON.stringify(instruction)}\n`);
-    child.stdin.end();
+    let commandsWhenReady: string[] | undefined;
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const told = instructions(codeDir);
+    let left = told.length;
+    const tell = (some: LoaderInstruction[]) => {
+      for (const instruction of some) child.stdin!.write(`${JSON.stringify(instruction)}\n`);
+      left -= some.length;
+      if (left === 0) child.stdin!.end();
+    };
+    const channel = child.stdio[3] as Readable;
+    channel.on('data', (chunk: Buffer) => {
+      if (commandsWhenReady || !chunk.toString().includes(LOADER_READY_RECORD)) return;
+      commandsWhenReady = [...browser.commands];
+      // A pool member's bundle comes only after it said it was ready.
+      if (!tellEarly) tell(told.filter((instruction) => 'bundle' in instruction));
+    });
+    tell(tellEarly ? told : told.filter((instruction) => 'browser' in instruction));
     const [code] = (await once(child, 'exit')) as [number | null];
     assert.equal(code, 0, stderr);
-    return JSON.parse(stdout);
+    return { printed: JSON.parse(stdout), commandsWhenReady };
   }
 
   const CONNECTING_BUNDLE = (port: number, otherPort: number) => `
@@ -124,10 +160,11 @@ await second.close();
 
   for (const order of ['browser first', 'bundle first'] as const) {
     it(`a bundle importing it fetches the protocol once, however often it connects (${order})`, async () => {
-      const result = await runLoader(CONNECTING_BUNDLE(browser.port, other.port), (codeDir) => {
+      const { printed: result, commandsWhenReady } = await runLoader(CONNECTING_BUNDLE(browser.port, other.port), (codeDir) => {
         const told: LoaderInstruction[] = [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }];
         return order === 'browser first' ? told : told.reverse();
       });
+      assert.deepEqual(commandsWhenReady, [], 'a cold pod is ready without connecting');
       assert.deepEqual(result, {
         first: ['FakePod'],
         second: ['FakePod'],
@@ -145,17 +182,29 @@ await second.close();
     });
   }
 
-  it('a pool member that preloads it fetches the protocol before its bundle is there', async () => {
-    const bundle = `import CDP from 'chrome-remote-interface';\nconst p = await CDP.Protocol({ host: '127.0.0.1', port: ${browser.port} });\nconsole.log(JSON.stringify(p.domains.map((d) => d.domain)));\n`;
-    const result = await runLoader(bundle, (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }], ['chrome-remote-interface']);
-    assert.deepEqual(result, ['FakePod']);
-    assert.equal(browser.protocolRequests, 1);
+  it('a pool member that preloads it fetches the protocol and warms its connect up before it is ready', async () => {
+    const bundle = `import CDP from 'chrome-remote-interface';
+const p = await CDP.Protocol({ host: '127.0.0.1', port: ${browser.port} });
+const client = await CDP({ target: '${browser.wsEndpoint}' });
+await client.send('FakePod.ping', { text: 'handler' });
+await client.close();
+console.log(JSON.stringify(p.domains.map((d) => d.domain)));
+`;
+    const { printed, commandsWhenReady } = await runLoader(bundle, (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }], ['chrome-remote-interface'], false);
+    // Three browser-level, read-only commands on connections of their own, all before it said it was ready.
+    assert.deepEqual(commandsWhenReady, ['Browser.getVersion', 'Browser.getVersion', 'Browser.getVersion']);
+    assert.deepEqual(printed, ['FakePod']);
+    assert.deepEqual(browser.commands, [...commandsWhenReady, 'FakePod.ping']);
+    assert.equal(browser.sockets, 4);
+    assert.equal(browser.protocolRequests, 1, 'the warm-up builds from the client\'s own copy: the cached one is the handler\'s');
   });
 
   it('a bundle that does not import it costs the browser nothing', async () => {
-    const result = await runLoader("console.log(JSON.stringify('no client'));\n", (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }]);
-    assert.equal(result, 'no client');
+    const { printed, commandsWhenReady } = await runLoader("console.log(JSON.stringify('no client'));\n", (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }]);
+    assert.equal(printed, 'no client');
+    assert.deepEqual(commandsWhenReady, []);
     assert.equal(browser.protocolRequests, 0);
+    assert.equal(browser.sockets, 0);
   });
 
   it('a browser that cannot answer leaves chrome-remote-interface to ask it itself', async () => {
@@ -164,7 +213,7 @@ await second.close();
     const port = gone.port;
     await gone.close();
     const bundle = `import CDP from 'chrome-remote-interface';\ntry { await CDP.Protocol({ host: '127.0.0.1', port: ${port} }); console.log(JSON.stringify('answered')); } catch (error) { console.log(JSON.stringify(error.code)); }\n`;
-    const result = await runLoader(bundle, (codeDir) => [{ browser: endpoint }, { bundle: join(codeDir, 'main.mjs') }]);
-    assert.equal(result, 'ECONNREFUSED');
+    const { printed } = await runLoader(bundle, (codeDir) => [{ browser: endpoint }, { bundle: join(codeDir, 'main.mjs') }]);
+    assert.equal(printed, 'ECONNREFUSED');
   });
 });

@@ -3,8 +3,9 @@
 // overlaps the artifact's download (cold pods). A warm pool member also loads the runtime packages
 // it is told to before the invocation arrives; the runtime packages the bundle imports besides are
 // loaded once its path is known (all of them, in a cold pod). Once told where the browser is, a
-// loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it
-// (devtools-protocol-cache.ts).
+// loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
+// and a pool member that preloads that client runs a few connects of its own before it says it is
+// ready (devtools-protocol-cache.ts).
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './channel.js';
-import { serveDevtoolsProtocolFromCache } from './devtools-protocol-cache.js';
+import { serveDevtoolsProtocolFromCache, warmUpDevtoolsClient } from './devtools-protocol-cache.js';
 
 const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
 if (!codeDir || runtimePackagesArg === undefined) throw new Error('code-loader: the code directory and the runtime packages are required');
@@ -24,12 +25,12 @@ const preloaded = withWs(csv(preloadArg));
 
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const resolveFromCode = createRequire(join(codeDir, 'index.js'));
+const DEVTOOLS_CLIENT = 'chrome-remote-interface';
+/** A pool member that preloads chrome-remote-interface is ready once its warm-up connects have run, or this long after its browser is known. */
+const WARM_UP_LIMIT_MS = 5000;
+const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
 await Promise.all([...preloaded.map((name) => preload(name)), warmFetch()]);
-try {
-  writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD })}\n`);
-} catch {
-  // started without the agent's channel
-}
+if (!warmsUpDevtoolsClient) announceReady();
 
 // The agent's instructions, in either order; stdin ends once it has given both. The bundle's import
 // does not hold up the browser's address (its top level may already connect).
@@ -45,6 +46,7 @@ instructions.on('line', (line) => {
   }
   browserEndpoint = instruction.browser;
   cacheDevtoolsProtocol();
+  if (warmsUpDevtoolsClient) void warmUp(browserEndpoint).then(announceReady);
 });
 instructions.once('close', () => process.stdin.destroy());
 
@@ -56,16 +58,32 @@ async function loadBundle(bundlePath: string): Promise<void> {
   await import(pathToFileURL(bundlePath).href);
 }
 
+function announceReady(): void {
+  try {
+    writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD })}\n`);
+  } catch {
+    // started without the agent's channel
+  }
+}
+
 /** Once the browser's address is known, for a bundle that will (or a pool member that may) connect with chrome-remote-interface. */
 function cacheDevtoolsProtocol(): void {
-  const client = 'chrome-remote-interface';
-  if (protocolCached || !browserEndpoint || !(bundleImports ?? preloaded).includes(client)) return;
+  if (protocolCached || !browserEndpoint || !(bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT)) return;
   protocolCached = true;
   try {
-    serveDevtoolsProtocolFromCache(resolveFromCode.resolve(client), browserEndpoint);
+    serveDevtoolsProtocolFromCache(resolveFromCode.resolve(DEVTOOLS_CLIENT), browserEndpoint);
   } catch {
     // Not provided here: the bundle's import reports it.
   }
+}
+
+/** Settles once the warm-up has run, failed (it only saves time) or outlived WARM_UP_LIMIT_MS. */
+function warmUp(wsEndpoint: string): Promise<void> {
+  const warmed = new Promise<void>((resolve) => {
+    warmUpDevtoolsClient(resolveFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint).then(resolve, () => resolve());
+  });
+  const limit = new Promise<void>((resolve) => setTimeout(resolve, WARM_UP_LIMIT_MS).unref());
+  return Promise.race([warmed, limit]);
 }
 
 /**

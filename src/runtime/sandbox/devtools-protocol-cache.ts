@@ -1,9 +1,14 @@
-// chrome-remote-interface asks the browser for its protocol description (`/json/protocol`, 1.6 MB
-// of JSON) on every connect, which costs a handler 70-130 ms before its first command. The pod's
-// browser answers the same every time, so the code loader fetches it once, ahead of the handler
-// (while a pool member waits, or while a cold pod's bundle loads), and chrome-remote-interface's own
-// fetch of it from that browser is answered from the copy. Any other address, `local: true`, a
-// changed path, or a failed prefetch go chrome-remote-interface's usual way.
+// A handler's first connect with chrome-remote-interface, made cheaper ahead of the handler.
+// The client asks the browser for its protocol description (`/json/protocol`, 1.6 MB of JSON) on
+// every connect, which costs a handler 70-130 ms before its first command. The pod's browser answers
+// the same every time, so the code loader fetches it once, ahead of the handler (while a pool member
+// waits, or while a cold pod's bundle loads), and chrome-remote-interface's own fetch of it from that
+// browser is answered from the copy. Any other address, `local: true`, a changed path, or a failed
+// prefetch go chrome-remote-interface's usual way.
+// The connect itself then builds the client's API from that description (about 1,300 functions) and
+// opens its WebSocket: the first time in a process, with none of that code compiled yet, it took a
+// pool member's handler 25-35 ms of CPU, and about half that once a few connects had run. So a pool
+// member runs those few before it is ready (warmUpDevtoolsClient).
 import { get } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -93,4 +98,30 @@ function fetchProtocol(host: string, port: string): Promise<{ text: string; pars
     });
     request.on('error', reject);
   });
+}
+
+/** Connects run by a pool member before it is ready: enough for V8 to compile the client's hot code. */
+const WARM_UP_CONNECTS = 3;
+
+interface WarmUpClient {
+  send(method: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to the browser at `wsEndpoint` with the chrome-remote-interface that `packageMain`
+ * belongs to, asks for its version and disconnects, WARM_UP_CONNECTS times. Browser-level and
+ * read-only: nothing of it stays in the browser the handler gets. `local: true` builds from the
+ * client's own copy of the protocol, so the cached one is kept whole for the handler.
+ */
+export async function warmUpDevtoolsClient(packageMain: string, wsEndpoint: string): Promise<void> {
+  const connect = createRequire(packageMain)(packageMain) as (options: { target: string; local: boolean }) => Promise<WarmUpClient>;
+  for (let i = 0; i < WARM_UP_CONNECTS; i += 1) {
+    const client = await connect({ target: wsEndpoint, local: true });
+    try {
+      await client.send('Browser.getVersion');
+    } finally {
+      await client.close();
+    }
+  }
 }

@@ -101,6 +101,12 @@ describe('pod agent', function () {
     return group === undefined ? [] : livingGroupMembers(group).map((pid) => processStat(pid)?.state ?? 'gone');
   }
 
+  /** The states of the processes in the user process's group (the code loader's). */
+  function userGroupStates(podDir: string): string[] {
+    const user = processesUnder(podDir).find((p) => p.cmdline.includes('code-loader.js'));
+    return user ? livingGroupMembers(user.pid).map((pid) => processStat(pid)?.state ?? 'gone') : [];
+  }
+
   function assertGone(...pids: number[]): void {
     for (const pid of pids) assert.deepEqual(livingGroupMembers(pid), [], `process group ${pid} is gone`);
   }
@@ -160,19 +166,20 @@ describe('pod agent', function () {
     assert.match(stack.message, /\n\s+at explode \(/);
   });
 
-  it('freezes Chromium when the session ends, and kills it only once the report is out', async () => {
-    const statesAtReport: string[][] = [];
+  it('freezes Chromium and the user process when the session ends, and kills them only once the report is out', async () => {
+    const statesAtReport: { chromium: string[]; user: string[] }[] = [];
     const { report, logLines } = await invoke('echo', {
       params: { value: 1 },
       rejectReports: 1,
-      onReport: (podDir) => statesAtReport.push(chromiumGroupStates(podDir)),
+      onReport: (podDir) => statesAtReport.push({ chromium: chromiumGroupStates(podDir), user: userGroupStates(podDir) }),
     });
     assert.equal(report.phase, 'COMPLETED');
     assert.equal(statesAtReport.length, 2, 'one refused report, one accepted');
-    for (const states of statesAtReport) {
-      assert.ok(states.length > 2, `the browser and its helpers are still there while the report is on its way: ${states.join(' ')}`);
+    for (const { chromium, user } of statesAtReport) {
+      assert.ok(chromium.length > 2, `the browser and its helpers are still there while the report is on its way: ${chromium.join(' ')}`);
       // 'T': stopped by a signal; nothing of the session runs on after its end.
-      assert.deepEqual(new Set(states), new Set(['T']), `Chromium's processes' states while the report was on its way: ${states.join(' ')}`);
+      assert.deepEqual(new Set(chromium), new Set(['T']), `Chromium's processes' states while the report was on its way: ${chromium.join(' ')}`);
+      assert.deepEqual(user, ['T'], `the user process's state while the report was on its way`);
     }
     const { chromiumPid, userPid } = pidsOf(logLines);
     assertGone(chromiumPid, userPid);

@@ -394,17 +394,18 @@ export class InvocationRun {
   }
 
   /**
-   * Ends the session: the user process is SIGKILLed and the browser frozen (a local browser; one
-   * that cannot be frozen is released now), so nothing of them runs on, and the session's logs are
-   * collected. The kernel's work of their exit (freeing a browser's memory takes tens of ms of the
-   * node's CPU) is not waited for: the frozen browser is killed after the report, and the agent
-   * exits once everything is gone (tearDown()).
+   * Ends the session: the user process and the browser are frozen (a user process whose handler has
+   * not reported is SIGKILLed, and a browser that cannot be frozen is released, now), so nothing of
+   * them runs on, and the session's logs are collected. The kernel's work of their exit (freeing a
+   * browser's memory takes tens of ms of the node's CPU) is not waited for: what is frozen is killed
+   * after the report, and the agent exits once everything is gone (tearDown()).
    */
   async #endSession(): Promise<SessionLogEntry[]> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#liveChannel?.close();
     this.#launchAbort.abort();
-    this.#userGone = this.#user?.kill();
+    if (this.#handlerReported) this.#user?.freeze();
+    else void this.#killUser();
     // A started recorder is closed while the browser still answers (a socket to a killed browser
     // closes only once its memory is freed), but a browser that does not answer is not waited on.
     const stopping = this.#recorder?.stop();
@@ -420,11 +421,16 @@ export class InvocationRun {
     const sessionLogs = await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));
     // The handler's report came over the runtime API after everything it wrote had reached the
     // agent (Node writes to pipes synchronously on Linux, console to the channel with writeSync):
-    // what arrived is complete without waiting for the killed process's pipes to close, which
-    // takes as long as the kernel needs to free its memory. Anything else drains to the end.
+    // what arrived is complete without waiting for the frozen process's pipes to close. A killed
+    // process's output drains to the end.
     if (this.#handlerReported) this.#userOutput?.flush();
     else await this.#drainOutput();
     return sessionLogs;
+  }
+
+  #killUser(): Promise<void> | undefined {
+    this.#userGone ??= this.#user?.kill();
+    return this.#userGone;
   }
 
   #releaseBrowser(leased: LeasedBrowser): Promise<void> {
@@ -432,10 +438,10 @@ export class InvocationRun {
     return this.#browserRelease;
   }
 
-  /** After the report: kills the frozen browser, and resolves once every process of the session is gone. */
+  /** After the report: kills what is frozen, and resolves once every process of the session is gone. */
   tearDown(): Promise<void> {
     // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) waits until now too.
-    this.#teardown ??= Promise.all([this.#userGone, settledValue(this.#browserLaunch).then((leased) => leased && this.#releaseBrowser(leased)), this.#prepared?.api.close()]).then(() => undefined);
+    this.#teardown ??= Promise.all([this.#killUser(), settledValue(this.#browserLaunch).then((leased) => leased && this.#releaseBrowser(leased)), this.#prepared?.api.close()]).then(() => undefined);
     this.#teardown.catch(() => undefined);
     return this.#teardown;
   }

@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { baseChildEnvironment } from './child-environment.js';
 import { CHANNEL_FD } from './channel.js';
 import { LIBRARY_PROBE_PATHS, nodePermissionFlags } from './permission-flags.js';
-import { exitOf, killProcessGroup, trackProcessGroup, type ExitStatus } from './process-group.js';
+import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, type ExitStatus } from './process-group.js';
 
 export const CONSOLE_PRELOAD_PATH = fileURLToPath(new URL('./console-preload.js', import.meta.url));
 const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('./channel.js', import.meta.url));
@@ -45,6 +45,8 @@ export interface SandboxedProcess {
   /** Whether Node's permission model is enforced (false on a Node without one). */
   readonly permissionModel: boolean;
   readonly exited: Promise<ExitStatus>;
+  /** Stops the whole group (SIGSTOP): nothing of it runs, and nothing of it is freed, until kill(). */
+  freeze(): void;
   kill(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
     stdin: child.stdin,
     permissionModel: permissionFlags !== undefined,
     exited: exitOf(child),
+    freeze: () => signalProcessGroup(child.pid!, 'SIGSTOP'),
     kill: () => killProcessGroup(child),
   };
 }

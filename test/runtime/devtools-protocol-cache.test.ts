@@ -199,6 +199,14 @@ console.log(JSON.stringify(p.domains.map((d) => d.domain)));
     assert.equal(browser.protocolRequests, 1, 'the warm-up builds from the client\'s own copy: the cached one is the handler\'s');
   });
 
+  it('a pool member whose browser refuses the warm-up is ready all the same', async () => {
+    const gone = await startFakeBrowser('Gone');
+    await gone.close();
+    const { printed, commandsWhenReady } = await runLoader("console.log(JSON.stringify('loaded'));\n", (codeDir) => [{ browser: gone.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }], ['chrome-remote-interface'], false);
+    assert.deepEqual(commandsWhenReady, [], 'ready, without a command to any browser');
+    assert.equal(printed, 'loaded');
+  });
+
   it('a bundle that does not import it costs the browser nothing', async () => {
     const { printed, commandsWhenReady } = await runLoader("console.log(JSON.stringify('no client'));\n", (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }]);
     assert.equal(printed, 'no client');

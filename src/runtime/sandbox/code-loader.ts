@@ -26,8 +26,9 @@ const preloaded = withWs(csv(preloadArg));
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const resolveFromCode = createRequire(join(codeDir, 'index.js'));
 const DEVTOOLS_CLIENT = 'chrome-remote-interface';
-/** A pool member that preloads chrome-remote-interface is ready once its warm-up connects have run, or this long after its browser is known. */
-const WARM_UP_LIMIT_MS = 5000;
+// A pool member that preloads chrome-remote-interface is ready once its warm-up connects have run
+// (or failed: they only save time). One whose browser does not answer them never is, and its pool
+// replaces it.
 const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
 await Promise.all([...preloaded.map((name) => preload(name)), warmFetch()]);
 if (!warmsUpDevtoolsClient) announceReady();
@@ -77,13 +78,12 @@ function cacheDevtoolsProtocol(): void {
   }
 }
 
-/** Settles once the warm-up has run, failed (it only saves time) or outlived WARM_UP_LIMIT_MS. */
-function warmUp(wsEndpoint: string): Promise<void> {
-  const warmed = new Promise<void>((resolve) => {
-    warmUpDevtoolsClient(resolveFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint).then(resolve, () => resolve());
-  });
-  const limit = new Promise<void>((resolve) => setTimeout(resolve, WARM_UP_LIMIT_MS).unref());
-  return Promise.race([warmed, limit]);
+async function warmUp(wsEndpoint: string): Promise<void> {
+  try {
+    await warmUpDevtoolsClient(resolveFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint);
+  } catch {
+    // The client is not provided here, or the browser refused: the handler's connect says so if it matters.
+  }
 }
 
 /**

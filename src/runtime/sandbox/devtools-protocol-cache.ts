@@ -6,9 +6,10 @@
 // browser is answered from the copy. Any other address, `local: true`, a changed path, or a failed
 // prefetch go chrome-remote-interface's usual way.
 // The connect itself then builds the client's API from that description (about 1,300 functions) and
-// opens its WebSocket: the first time in a process, with none of that code compiled yet, it took a
-// pool member's handler 25-35 ms of CPU, and about half that once a few connects had run. So a pool
-// member runs those few before it is ready (warmUpDevtoolsClient).
+// opens its WebSocket. The first times in a process, V8 compiles that code and grows the heap for it
+// in the middle of the connect: a pool member's handler spent 26 ms of CPU (a garbage collection
+// among it), and 14 ms once three connects had run before it. So a pool member runs those three
+// before it is ready (warmUpDevtoolsClient).
 import { get } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -100,7 +101,7 @@ function fetchProtocol(host: string, port: string): Promise<{ text: string; pars
   });
 }
 
-/** Connects run by a pool member before it is ready: enough for V8 to compile the client's hot code. */
+/** Connects run by a pool member before it is ready. After one, the handler's connect still met four garbage collections. */
 const WARM_UP_CONNECTS = 3;
 
 interface WarmUpClient {

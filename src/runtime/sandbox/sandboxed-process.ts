@@ -79,18 +79,19 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
       stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
     },
   );
-  if (child.pid === undefined) throw new Error(`cannot start ${process.execPath} for ${options.script}`);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`cannot start ${process.execPath} for ${options.script}`);
   // Writing to a process that has exited fails with EPIPE; its exit is what reports that.
   child.stdin?.on('error', () => undefined);
-  trackProcessGroup(child.pid);
+  trackProcessGroup(pid);
   return {
     child,
-    pid: child.pid,
+    pid,
     streams: { stdout: child.stdout, stderr: child.stderr, channel: child.stdio[CHANNEL_FD] as Readable | null },
     stdin: child.stdin,
     permissionModel: permissionFlags !== undefined,
     exited: exitOf(child),
-    freeze: () => signalProcessGroup(child.pid!, 'SIGSTOP'),
+    freeze: () => signalProcessGroup(pid, 'SIGSTOP'),
     kill: () => killProcessGroup(child),
   };
 }

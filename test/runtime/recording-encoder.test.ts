@@ -1,5 +1,6 @@
-// A page's video keeps real time however irregularly frames arrive (real ffmpeg), and a finished
-// recording over its cap loses its MP4 and last segments, its playlist cut to match.
+// A page's video keeps real time however irregularly frames arrive (real ffmpeg), a finished
+// recording over its cap loses its MP4 and last segments, its playlist cut to match, and a page
+// left before its first frame still gets one.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FrameEncoder, REPLAY_FPS } from '../../src/runtime/cdp-recorder/frame-encoder.js';
 import { fitPages } from '../../src/runtime/cdp-recorder/recording-fit.js';
+import { ScreencastCapture } from '../../src/runtime/cdp-recorder/screencast-capture.js';
+import type { PageTarget } from '../../src/runtime/cdp-recorder/page-instrument.js';
 
 const run = promisify(execFile);
 
@@ -68,6 +71,39 @@ describe('recording: frame encoder and cap fitting (ffmpeg)', function () {
     assert.equal(whole.cutAtMs, undefined);
     assert.deepEqual(whole.pages[0].segments, encoded.segments);
     assert.equal(whole.pages[0].mp4, true);
+  });
+
+  it('gives a page that navigated but never painted a screenshot as its frame at the end, and leaves the others alone', async () => {
+    const shot = (await jpeg(dir, 'red')).toString('base64');
+    const sent: string[] = [];
+    const page = (targetId: string): PageTarget => ({
+      targetId,
+      sessionId: `session-${targetId}`,
+      send: async (method) => {
+        sent.push(`${targetId} ${method}`);
+        return method === 'Page.captureScreenshot' ? { data: shot } : {};
+      },
+    });
+    const capture = new ScreencastCapture({ ffmpegPath: '/usr/bin/ffmpeg', dir, width: 320, height: 240, accepting: () => true, onFailure: () => undefined });
+    const [visited, painted, blank] = [page('VISITED'), page('PAINTED'), page('BLANK')];
+    for (const target of [visited, painted, blank]) await capture.attach(target);
+    const navigated = (target: PageTarget, url: string) => capture.onPageEvent(target, 'Page.frameNavigated', { frame: { url } });
+    navigated(visited, 'http://example.test/short-visit');
+    navigated(painted, 'http://example.test/long-visit');
+    capture.onPageEvent(painted, 'Page.screencastFrame', { data: shot, sessionId: 1, metadata: { timestamp: Date.now() / 1000 } });
+    navigated(blank, 'about:blank');
+    // The frame is acknowledged once its encoder took it.
+    while (!sent.includes('PAINTED Page.screencastFrameAck')) await new Promise((resolve) => setTimeout(resolve, 10));
+    sent.length = 0;
+
+    await capture.paintUnpainted();
+    assert.deepEqual(sent, ['VISITED Page.captureScreenshot'], 'only the page that navigated and never painted is shot');
+    const pages = await capture.finish(Date.now() + 1000);
+    assert.deepEqual(pages.map((p) => p.pageId).sort(), ['PAINTED', 'VISITED']);
+    const short = pages.find((p) => p.pageId === 'VISITED')!;
+    assert.equal(short.url, 'http://example.test/short-visit');
+    assert.equal(short.failure, undefined);
+    assert.ok(short.encoded.segments.length > 0 && short.encoded.mp4, `the short visit has a video: ${JSON.stringify(short.encoded)}`);
   });
 
   it('says why when ffmpeg cannot run, and makes no video', async () => {

@@ -104,20 +104,47 @@ export class ScreencastCapture implements PageInstrument {
     return total;
   }
 
+  /**
+   * Each open page that has navigated but not painted a frame yet (a visit shorter than the
+   * screencast's first frame) gets a screenshot as its frame, so the page the handler left is in
+   * the video. Called at the session's end, while the browser still runs.
+   */
+  async paintUnpainted(): Promise<void> {
+    const unpainted = [...this.#videos.values()].filter((video) => !video.encoder && showsPage(video));
+    await Promise.all(
+      unpainted.map(async (video) => {
+        try {
+          const shot = (await video.page.send('Page.captureScreenshot', { format: 'jpeg', quality: JPEG_QUALITY })) as { data?: unknown };
+          if (typeof shot.data === 'string') await this.#addFrame(video, shot.data, Date.now());
+        } catch {
+          // The page went meanwhile: it has no video, as before.
+        }
+      }),
+    );
+  }
+
   async #onFrame(page: PageTarget, video: PageVideo, params: Record<string, unknown>): Promise<void> {
     const metadata = params.metadata as { timestamp?: number } | undefined;
     const atMs = typeof metadata?.timestamp === 'number' ? Math.round(metadata.timestamp * 1000) : Date.now();
-    if (video.url !== '' && video.url !== 'about:blank' && video.closedAt === undefined && this.options.accepting()) {
-      video.startTimeMs ??= atMs;
-      video.endTimeMs = atMs;
-      const { ffmpegPath, width, height } = this.options;
-      video.encoder ??= new FrameEncoder({ ffmpegPath, dir: video.dir, segmentBaseUrl: `${page.targetId}/`, width, height });
-      await video.encoder.addFrame(Buffer.from(String(params.data), 'base64'), atMs);
-      if (video.encoder.failure && !video.reportedFailure) {
-        video.reportedFailure = true;
-        this.options.onFailure(video.encoder.failure);
-      }
-    }
+    await this.#addFrame(video, String(params.data), atMs);
     await page.send('Page.screencastFrameAck', { sessionId: params.sessionId }).catch(() => undefined);
   }
+
+  async #addFrame(video: PageVideo, jpegBase64: string, atMs: number): Promise<void> {
+    if (!showsPage(video) || !this.options.accepting()) return;
+    video.startTimeMs ??= atMs;
+    video.endTimeMs = atMs;
+    const { ffmpegPath, width, height } = this.options;
+    video.encoder ??= new FrameEncoder({ ffmpegPath, dir: video.dir, segmentBaseUrl: `${video.page.targetId}/`, width, height });
+    await video.encoder.addFrame(Buffer.from(jpegBase64, 'base64'), atMs);
+    if (video.encoder.failure && !video.reportedFailure) {
+      video.reportedFailure = true;
+      this.options.onFailure(video.encoder.failure);
+    }
+  }
+}
+
+/** An open page that has left its first blank page: what a video shows. */
+function showsPage(video: PageVideo): boolean {
+  return video.url !== '' && video.url !== 'about:blank' && video.closedAt === undefined;
 }

@@ -76,6 +76,11 @@ export class SessionRecording {
     return [this.#screencast, this.#rrweb];
   }
 
+  /** At the session's end, while the browser still runs: a page visited too briefly for a frame gets one (ScreencastCapture.paintUnpainted). */
+  async paintUnpaintedPages(): Promise<void> {
+    if (this.#cutAtMs === undefined) await this.#screencast.paintUnpainted();
+  }
+
   /** Ends the videos and lists the files to store, the manifest last; none when nothing was recorded. */
   async finish(atMs: number): Promise<RecordingFile[]> {
     const captured = await this.#screencast.finish(this.#cutAtMs ?? atMs);

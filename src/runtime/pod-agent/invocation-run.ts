@@ -408,6 +408,7 @@ export class InvocationRun {
     else void this.#killUser();
     // A started recorder is closed while the browser still answers (a socket to a killed browser
     // closes only once its memory is freed), but a browser that does not answer is not waited on.
+    if (this.#recording) await settledWithin(this.#recording.paintUnpaintedPages(), RECORDER_CLOSE_WAIT_MS);
     const stopping = this.#recorder?.stop();
     let recorderClosed = this.#recorderStart === undefined;
     if (stopping) {

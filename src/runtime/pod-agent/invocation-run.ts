@@ -39,7 +39,7 @@ import { settledWithin } from '../agent-common/settled-within.js';
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
-/** How long a session's end waits for the recorder's socket to close before the browser is killed under it. */
+/** How long a session's end waits on the browser for each step of the recording's end (unpainted pages' frames, the recorder's socket closing). */
 const RECORDER_CLOSE_WAIT_MS = 1000;
 
 /** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
@@ -406,9 +406,10 @@ export class InvocationRun {
     this.#launchAbort.abort();
     if (this.#handlerReported) this.#user?.freeze();
     else void this.#killUser();
+    // A page left before its first frame gets one now, while the browser runs.
+    if (this.#recording) await settledWithin(this.#recording.paintUnpaintedPages(), RECORDER_CLOSE_WAIT_MS);
     // A started recorder is closed while the browser still answers (a socket to a killed browser
     // closes only once its memory is freed), but a browser that does not answer is not waited on.
-    if (this.#recording) await settledWithin(this.#recording.paintUnpaintedPages(), RECORDER_CLOSE_WAIT_MS);
     const stopping = this.#recorder?.stop();
     let recorderClosed = this.#recorderStart === undefined;
     if (stopping) {

@@ -141,8 +141,9 @@ async function invokeTimed(bench: Bench, name: string): Promise<Timed> {
 
 /**
  * One invocation that nothing polls: the service's own watch says when COMPLETED is stored. The
- * client-observed figures poll every 2 ms from the service's process, about 1 ms of its event loop
- * each; this shows what that costs them.
+ * client-observed figures add what a client sees after that: its next read, which waits behind the
+ * writes of the pool's refill (docs/pools.md, 2026-11-27: a client polling from a thread of its own
+ * saw the same as one in the service's thread).
  */
 async function invokeUnpolled(bench: Bench, name: string): Promise<number> {
   const started = performance.now();

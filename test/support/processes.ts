@@ -2,6 +2,7 @@
 // stopped. A pod agent's command line need not name its pod folder (it gets it through the
 // environment and runs in it), so the working directory counts as much as the command line.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { processStat } from '../../src/runtime/sandbox/process-group.js';
 
 export interface FoundProcess {
   pid: number;
@@ -83,9 +84,7 @@ export function processTreeOf(roots: ReadonlySet<number>): FoundProcess[] {
 }
 
 function isZombie(pid: string): boolean {
-  // /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  return processStat(Number(pid))?.state === 'Z';
 }
 
 function readlinkOrEmpty(path: string): string {

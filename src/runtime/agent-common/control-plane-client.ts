@@ -3,12 +3,13 @@
 // are retried with backoff; the report is retried longer, since losing it loses the outcome.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { Readable, Transform } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { AgentSettings } from './agent-settings.js';
 import { ARTIFACT_SHA256_HEADER, type ArtifactRef, type PodReport } from '../../schemas/reports.js';
 import { fitReport } from './report-fit.js';
+import { httpCall, readBody } from './http-call.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Artifacts of up to 100 MiB and more take longer than a report. */
@@ -95,17 +96,19 @@ export class ControlPlaneClient {
   }
 
   async #downloadOnce(file: string, expectedSha256: string | undefined): Promise<ArtifactRef> {
-    let response: Response;
+    let answer: IncomingMessage;
     try {
-      response = await fetch(`${this.#base}/artifact`, { headers: { authorization: `Bearer ${this.#token}` }, signal: AbortSignal.timeout(ARTIFACT_TIMEOUT_MS) });
+      answer = await httpCall(`${this.#base}/artifact`, { method: 'GET', headers: { authorization: `Bearer ${this.#token}` }, timeoutMs: ARTIFACT_TIMEOUT_MS });
     } catch (error) {
       throw new ControlPlaneError(`GET /artifact: ${(error as Error).message}`, true);
     }
-    if (!response.ok || !response.body) {
-      const text = await response.text().catch(() => '');
-      throw new ControlPlaneError(`GET /artifact: HTTP ${response.status} ${text.slice(0, 300)}`, response.status >= 500);
+    const status = answer.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      const text = await readBody(answer).then((bytes) => bytes.toString('utf8'), () => '');
+      throw new ControlPlaneError(`GET /artifact: HTTP ${status} ${text.slice(0, 300)}`, status >= 500);
     }
-    const expected = expectedSha256 ?? response.headers.get(ARTIFACT_SHA256_HEADER) ?? '';
+    const announcedSha256 = answer.headers[ARTIFACT_SHA256_HEADER.toLowerCase()];
+    const expected = expectedSha256 ?? (typeof announcedSha256 === 'string' ? announcedSha256 : '');
     const hash = createHash('sha256');
     let size = 0;
     const hashing = new Transform({
@@ -116,9 +119,9 @@ export class ControlPlaneClient {
       },
     });
     try {
-      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), hashing, createWriteStream(file, { mode: 0o600 }));
+      await pipeline(answer, hashing, createWriteStream(file, { mode: 0o600 }));
     } catch (error) {
-      const announced = response.headers.get('content-length');
+      const announced = answer.headers['content-length'];
       throw new ControlPlaneError(`GET /artifact broke off after ${size} of ${announced ?? 'the announced'} bytes (a chunk missing or damaged on the control plane, or the connection lost): ${(error as Error).message}`, true);
     }
     const sha256 = hash.digest('hex');
@@ -143,20 +146,22 @@ export class ControlPlaneClient {
   }
 
   async #once(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string>): Promise<Buffer> {
-    let response: Response;
+    let status: number;
+    let bytes: Buffer;
     try {
-      response = await fetch(`${this.#base}${path}`, {
+      const answer = await httpCall(`${this.#base}${path}`, {
         method,
         headers: { authorization: `Bearer ${this.#token}`, ...headers },
-        body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body),
-        signal: AbortSignal.timeout(body !== undefined && body.length > REQUEST_TIMEOUT_BODY_BYTES ? ARTIFACT_TIMEOUT_MS : REQUEST_TIMEOUT_MS),
+        body,
+        timeoutMs: body !== undefined && body.length > REQUEST_TIMEOUT_BODY_BYTES ? ARTIFACT_TIMEOUT_MS : REQUEST_TIMEOUT_MS,
       });
+      status = answer.statusCode ?? 0;
+      bytes = await readBody(answer);
     } catch (error) {
       throw new ControlPlaneError(`${method} ${path}: ${(error as Error).message}`, true);
     }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (!response.ok) {
-      throw new ControlPlaneError(`${method} ${path}: HTTP ${response.status} ${bytes.toString('utf8').slice(0, 300)}`, response.status >= 500);
+    if (status < 200 || status > 299) {
+      throw new ControlPlaneError(`${method} ${path}: HTTP ${status} ${bytes.toString('utf8').slice(0, 300)}`, status >= 500);
     }
     return bytes;
   }

@@ -2,8 +2,10 @@
 // CDP-ready (the baseline), cold invocations (pools off), warm invocations (a ready pool member
 // claimed), where the time goes before the handler starts, the handler's CDP round trip to its
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
-// memory one idle pool member holds. Invocations use a handler that evaluates 1+1 in the page. Warm
-// invocations are also timed with nothing polling, from the service's own watch of their status.
+// memory one idle pool member holds. Invocations use a handler that evaluates 1+1 in the page. Cold
+// and warm invocations are also timed with nothing polling, from the service's own watch of their
+// status: a client polling every 2 ms costs the machine most of a core (about 1.8 ms of CPU per
+// read, the client's and the service's), which a cold start, busy on both cores, waits behind.
 import { spawn } from 'node:child_process';
 import CDP from 'chrome-remote-interface';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -141,9 +143,9 @@ async function invokeTimed(bench: Bench, name: string): Promise<Timed> {
 
 /**
  * One invocation that nothing polls: the service's own watch says when COMPLETED is stored. The
- * client-observed figures add what a client sees after that: its next read, which waits behind the
- * writes of the pool's refill (docs/pools.md, 2026-11-27: a client polling from a thread of its own
- * saw the same as one in the service's thread).
+ * client-observed figures add the polling's own CPU, taken from the invocation on the same cores,
+ * and the client's read after COMPLETED, which waits behind the writes of the pool's refill
+ * (docs/pools.md, 2026-11-27 and 2026-11-28).
  */
 async function invokeUnpolled(bench: Bench, name: string): Promise<number> {
   const started = performance.now();
@@ -243,9 +245,11 @@ export async function runInvocationBench(): Promise<void> {
 
   const cold = await startBench({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
   let coldRuns: Timed[];
+  const coldUnpolled: number[] = [];
   let coldLoad: Awaited<ReturnType<typeof backToBack>>;
   try {
     coldRuns = await sequential(cold, false);
+    for (let i = 0; i < RUNS; i += 1) coldUnpolled.push(await invokeUnpolled(cold, 'eval'));
     coldLoad = await backToBack(cold, POOL_N);
   } finally {
     await cold.svc.stop();
@@ -279,6 +283,7 @@ export async function runInvocationBench(): Promise<void> {
   row('bare Chromium launch → CDP ready (baseline)', [bare, percentile(launchMs, 95), 1]);
   row('bare Chromium launch → first CDP command answered', [percentile(answeredMs, 50), percentile(answeredMs, 95), percentile(answeredMs, 50) / bare]);
   row('cold invocation, pools off (invoke → COMPLETED)', [p(coldRuns, 'totalMs', 50), p(coldRuns, 'totalMs', 95), p(coldRuns, 'totalMs', 50) / bare]);
+  row('cold invocation, nothing polling (invoke → COMPLETED stored)', [percentile(coldUnpolled, 50), percentile(coldUnpolled, 95), percentile(coldUnpolled, 50) / bare]);
   row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (invoke → COMPLETED stored)', [percentile(warmUnpolled, 50), percentile(warmUnpolled, 95), percentile(warmUnpolled, 50) / bare]);
   row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);

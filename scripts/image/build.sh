@@ -2,7 +2,7 @@
 # `make image`: the image of deploy/Dockerfile, built without a Docker daemon into an OCI archive,
 # .cache/image/browserfn-<version>.oci.tar (tag <version>). Three layers: the Debian base
 # (base-rootfs.sh), node and npm (install-node.sh), and the app (dist/src, production
-# node_modules, the launchers of deploy/image/bin). Expects `npx tsc -b` to have run.
+# node_modules, the launchers of deploy/image/bin). Expects `make build` to have run.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"

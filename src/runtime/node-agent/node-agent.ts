@@ -36,6 +36,7 @@ import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes
 import { waitUntilReady } from './readiness.js';
 import type { MemoryCgroups, PodMemoryCgroup } from './memory-cgroups.js';
 import { OomWatch } from './oom-watch.js';
+import { agentMains } from './agent-mains.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
 import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
 
@@ -99,14 +100,6 @@ const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
 const SANDBOX_NPM_CACHE = '/npm-cache';
 const CLI_MAIN = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 const LAUNCHER_MAIN = fileURLToPath(new URL('./pod-launcher-main.js', import.meta.url));
-/** `browserfn pod-agent` and `browserfn build-agent` started without the CLI around them, for speed. */
-const AGENT_MAINS: Record<string, string> = {
-  'pod-agent': fileURLToPath(new URL('../pod-agent/main.js', import.meta.url)),
-  'build-agent': fileURLToPath(new URL('../../build/main.js', import.meta.url)),
-};
-/** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */
-const agentMainOf = (command: string[] | undefined): string | undefined =>
-  command?.[0] === 'browserfn' && Object.hasOwn(AGENT_MAINS, command[1]) ? AGENT_MAINS[command[1]] : undefined;
 
 export class NodeAgent {
   private readonly pods: Informer<PodObject>;
@@ -119,6 +112,8 @@ export class NodeAgent {
   private readonly addresses = new PodAddresses();
   private hostsRefresh?: NodeJS.Timeout;
   private readonly oomWatch = new OomWatch();
+  /** `browserfn pod-agent` and `browserfn build-agent` run without the CLI around them, for speed. */
+  private readonly agentMains = agentMains();
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -334,7 +329,7 @@ export class NodeAgent {
     const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
     const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
     // An agent's start is on an invocation's or a build's path; a server's (`browserfn api`) is not, and keeps a process of its own.
-    const inProcess = pod.spec.containers.length === 1 && agentMainOf(pod.spec.containers[0].command) !== undefined;
+    const inProcess = pod.spec.containers.length === 1 && this.agentMainOf(pod.spec.containers[0].command) !== undefined;
     return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess }, onOutput);
   }
 
@@ -510,11 +505,17 @@ export class NodeAgent {
     await this.releaseMemory(local, key);
   }
 
+  /** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */
+  private agentMainOf(command: string[] | undefined): string | undefined {
+    const [program, name] = command ?? [];
+    return program === 'browserfn' && (name === 'pod-agent' || name === 'build-agent') ? this.agentMains[name] : undefined;
+  }
+
   /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */
   private resolveCommand(command: string[], sandbox?: NodeSandbox): string[] {
     const node = sandbox ? sandbox.code.node : process.execPath;
     const inside = (path: string) => (sandbox ? sandbox.code.inside(path) : path);
-    const agentMain = agentMainOf(command);
+    const agentMain = this.agentMainOf(command);
     if (agentMain) return [node, inside(agentMain), ...command.slice(2)];
     if (command[0] === 'browserfn') return [node, inside(CLI_MAIN), ...command.slice(1)];
     if (command[0] === 'chromium') {

@@ -10,8 +10,9 @@ import { CHANNEL_FD } from './channel.js';
 import { LIBRARY_PROBE_PATHS, nodePermissionFlags } from './permission-flags.js';
 import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, type ExitStatus } from './process-group.js';
 
-export const CONSOLE_PRELOAD_PATH = fileURLToPath(new URL('./console-preload.js', import.meta.url));
-const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('./channel.js', import.meta.url));
+// Named from runtime/, so they hold from the pod agent's bundle too (runtime/pod-agent/main.bundle.mjs).
+export const CONSOLE_PRELOAD_PATH = fileURLToPath(new URL('../sandbox/console-preload.js', import.meta.url));
+const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/channel.js', import.meta.url));
 
 export interface SandboxOptions {
   /** The script node runs (the bundle, or a runner that imports it). */

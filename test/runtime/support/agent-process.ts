@@ -4,8 +4,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestControlPlane } from './test-control-plane.js';
+import { agentMains } from '../../../src/runtime/node-agent/agent-mains.js';
 
-export const POD_AGENT_MAIN = fileURLToPath(new URL('../../../src/runtime/pod-agent/main.js', import.meta.url));
+/** What the node agent runs for a pod: the bundle of `make build` (its modules after a bare tsc). */
+export const POD_AGENT_MAIN = agentMains()['pod-agent'];
 export const BUILD_AGENT_MAIN = fileURLToPath(new URL('../../../src/build/main.js', import.meta.url));
 
 export interface AgentLaunch {

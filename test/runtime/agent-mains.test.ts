@@ -1,0 +1,58 @@
+// Which script a `browserfn pod-agent` pod runs: the bundle `make build` made, only while it is
+// newer than every file it was made from.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agentMains, POD_AGENT_BUNDLE_FILE, POD_AGENT_BUNDLE_INPUTS_FILE } from '../../src/runtime/node-agent/agent-mains.js';
+
+describe('agent mains', () => {
+  let root: string;
+  let main: string;
+  let bundle: string;
+  const at = (path: string, seconds: number) => utimesSync(path, seconds, seconds);
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'agent-mains-'));
+    mkdirSync(join(root, 'pod-agent'));
+    mkdirSync(join(root, 'sandbox'));
+    main = join(root, 'pod-agent', 'main.js');
+    bundle = join(root, 'pod-agent', POD_AGENT_BUNDLE_FILE);
+    for (const file of [main, join(root, 'sandbox', 'code-loader.js'), bundle]) writeFileSync(file, '');
+    writeFileSync(join(root, 'pod-agent', POD_AGENT_BUNDLE_INPUTS_FILE), JSON.stringify(['main.js', '../sandbox/code-loader.js']));
+    at(main, 1000);
+    at(join(root, 'sandbox', 'code-loader.js'), 1000);
+    at(bundle, 2000);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('runs the bundle while none of its inputs is newer (an input as old as the bundle counts as built into it)', () => {
+    assert.equal(agentMains(main)['pod-agent'], bundle);
+    at(main, 2000);
+    assert.equal(agentMains(main)['pod-agent'], bundle);
+  });
+
+  it('runs the modules once an input changed after the bundle was made (tsc ran, the bundler did not)', () => {
+    at(join(root, 'sandbox', 'code-loader.js'), 3000);
+    assert.equal(agentMains(main)['pod-agent'], main);
+  });
+
+  it('runs the modules when the bundle, its list of inputs or one of the inputs is missing, or the list is not one', () => {
+    rmSync(join(root, 'sandbox', 'code-loader.js'));
+    assert.equal(agentMains(main)['pod-agent'], main, 'an input gone');
+    writeFileSync(join(root, 'pod-agent', POD_AGENT_BUNDLE_INPUTS_FILE), '{"main.js": true}');
+    assert.equal(agentMains(main)['pod-agent'], main, 'not a list');
+    writeFileSync(join(root, 'pod-agent', POD_AGENT_BUNDLE_INPUTS_FILE), '[]');
+    assert.equal(agentMains(main)['pod-agent'], main, 'an empty list');
+    rmSync(join(root, 'pod-agent', POD_AGENT_BUNDLE_INPUTS_FILE));
+    assert.equal(agentMains(main)['pod-agent'], main, 'no list');
+    rmSync(bundle);
+    assert.equal(agentMains(main)['pod-agent'], main, 'no bundle');
+  });
+
+  it('after `make build`, pods run the bundle of this build', () => {
+    const podAgent = agentMains()['pod-agent'];
+    assert.ok(podAgent.endsWith(`/runtime/pod-agent/${POD_AGENT_BUNDLE_FILE}`), `pods run ${podAgent}: the pod agent's bundle is missing or older than its sources; run \`make build\``);
+    assert.match(agentMains()['build-agent'], /\/build\/main\.js$/);
+  });
+});

@@ -145,7 +145,7 @@ async function invokeTimed(bench: Bench, name: string): Promise<Timed> {
  * One invocation that nothing polls: the service's own watch says when COMPLETED is stored. The
  * client-observed figures add the polling's own CPU, taken from the invocation on the same cores,
  * and the client's read after COMPLETED, which waits behind the writes of the pool's refill
- * (docs/pools.md, 2026-11-27 and 2026-11-28).
+ * (docs/pools.md, both sections of 2026-11-27).
  */
 async function invokeUnpolled(bench: Bench, name: string): Promise<number> {
   const started = performance.now();

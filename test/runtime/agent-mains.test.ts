@@ -1,6 +1,8 @@
 // Which script a `browserfn pod-agent` pod runs: the bundle `make build` made, only while it is
 // newer than every file it was made from.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,5 +56,14 @@ describe('agent mains', () => {
     const podAgent = agentMains()['pod-agent'];
     assert.ok(podAgent.endsWith(`/runtime/pod-agent/${POD_AGENT_BUNDLE_FILE}`), `pods run ${podAgent}: the pod agent's bundle is missing or older than its sources; run \`make build\``);
     assert.match(agentMains()['build-agent'], /\/build\/main\.js$/);
+  });
+
+  it('`browserfn pod-agent` (how a kubelet starts the agent) runs that script too: without its settings it says which and exits 2', () => {
+    const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+    const run = spawnSync(process.execPath, [cli, 'pod-agent'], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    assert.equal(run.status, 2, run.stderr);
+    const line = JSON.parse(run.stdout.trim().split('\n')[0]) as { component?: string; msg?: string };
+    assert.equal(line.component, 'pod-agent');
+    assert.match(line.msg ?? '', /BROWSERFN_CONTROL_URL.*BROWSERFN_POD_DIR/);
   });
 });

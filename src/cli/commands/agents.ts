@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { pathToFileURL } from 'node:url';
 
 /**
  * The pod entry points, started by the node agent (or a kubelet) with their settings in the
@@ -9,8 +10,9 @@ export function registerAgentCommands(program: Command): void {
     .command('pod-agent', { hidden: true })
     .description('Run one invocation in a browser pod')
     .action(async () => {
-      const { runPodAgent } = await import('../../runtime/pod-agent/pod-agent.js');
-      process.exit(await runPodAgent(process.env));
+      // The script the node agent runs for it (the bundle of `make build` while fresh): it exits by itself.
+      const { agentMains } = await import('../../runtime/node-agent/agent-mains.js');
+      await import(pathToFileURL(agentMains()['pod-agent']).href);
     });
   program
     .command('build-agent', { hidden: true })

@@ -1,8 +1,8 @@
 // The scripts the node agent runs for `browserfn pod-agent` and `browserfn build-agent`, without
 // the CLI around them. The pod agent runs as one file when the build bundled it
 // (scripts/bundle-pod-agent.ts) and none of the files it was made from has changed since: Node
-// loading its sixty modules one by one took a cold pod about 55 ms more, and CPU that the pod's
-// browser start was waiting for. Otherwise (only `tsc` ran since a change) the modules run as they are.
+// loading its 53 modules one by one took about 55 ms more, of CPU that a cold pod's browser start
+// was waiting for. Otherwise (only `tsc` ran since a change) the modules run as they are.
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ export const POD_AGENT_BUNDLE_INPUTS_FILE = 'main.bundle.inputs.json';
 const POD_AGENT_MAIN = fileURLToPath(new URL('../pod-agent/main.js', import.meta.url));
 const BUILD_AGENT_MAIN = fileURLToPath(new URL('../../build/main.js', import.meta.url));
 
-export type AgentCommand = 'pod-agent' | 'build-agent';
+type AgentCommand = 'pod-agent' | 'build-agent';
 
 /** The script each agent command runs: the pod agent's bundle when it is fresh, else its modules. */
 export function agentMains(podAgentMain = POD_AGENT_MAIN): Record<AgentCommand, string> {
@@ -23,7 +23,7 @@ export function agentMains(podAgentMain = POD_AGENT_MAIN): Record<AgentCommand, 
 }
 
 /** Whether the bundle and its list of inputs exist and no input is newer than the bundle (or gone). */
-export function bundleIsFresh(bundle: string): boolean {
+function bundleIsFresh(bundle: string): boolean {
   try {
     const builtAt = statSync(bundle).mtimeMs;
     const inputs = JSON.parse(readFileSync(resolve(dirname(bundle), POD_AGENT_BUNDLE_INPUTS_FILE), 'utf8')) as unknown;

@@ -1,5 +1,5 @@
 // Bundles the pod agent that tsc built (dist/src/runtime/pod-agent/main.js) into one file beside
-// it, with the list of project files it was made from: the node agent runs it while none of them
+// it, with the list of the files it was made from: the node agent runs it while none of them
 // has changed since (src/runtime/node-agent/agent-mains.ts). `make build` runs this after tsc.
 // Run: npx esbuild scripts/bundle-pod-agent.ts --bundle --platform=node --format=esm --packages=external \
 //        --outfile=dist/scripts/bundle-pod-agent.mjs && node dist/scripts/bundle-pod-agent.mjs
@@ -25,10 +25,8 @@ const result = await build({
   // The packages in CommonJS call require(), which an ES module does not have.
   banner: { js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);" },
 });
-// Packages are left out: npm sets their files' times to a fixed date, and `make build` bundles again after an install anyway.
-const inputs = Object.keys(result.metafile.inputs)
-  .filter((input) => !input.split('/').includes('node_modules'))
-  .map((input) => relative(podAgentDir, resolve(input)));
+// The packages' files too: an install after the bundle was made (npm writes them anew) makes it stale.
+const inputs = Object.keys(result.metafile.inputs).map((input) => relative(podAgentDir, resolve(input)));
 writeFileSync(join(podAgentDir, POD_AGENT_BUNDLE_INPUTS_FILE), JSON.stringify(inputs, null, 1));
 // Written last and whole, so a bundle is never newer than its list of inputs nor read half-written.
 renameSync(written, bundle);

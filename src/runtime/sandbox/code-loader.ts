@@ -24,7 +24,7 @@ const RUNTIME_PACKAGES = csv(runtimePackagesArg);
 const preloaded = withWs(csv(preloadArg));
 
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
-const resolveFromCode = createRequire(join(codeDir, 'index.js'));
+const requireFromCode = createRequire(join(codeDir, 'index.js'));
 const DEVTOOLS_CLIENT = 'chrome-remote-interface';
 // A pool member that preloads chrome-remote-interface is ready once its warm-up connects have run
 // (or failed: they only save time). One whose browser does not answer them never is, and its pool
@@ -72,7 +72,7 @@ function cacheDevtoolsProtocol(): void {
   if (protocolCached || !browserEndpoint || !(bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT)) return;
   protocolCached = true;
   try {
-    serveDevtoolsProtocolFromCache(resolveFromCode.resolve(DEVTOOLS_CLIENT), browserEndpoint);
+    serveDevtoolsProtocolFromCache(requireFromCode.resolve(DEVTOOLS_CLIENT), browserEndpoint);
   } catch {
     // Not provided here: the bundle's import reports it.
   }
@@ -80,7 +80,7 @@ function cacheDevtoolsProtocol(): void {
 
 async function warmUp(wsEndpoint: string): Promise<void> {
   try {
-    await warmUpDevtoolsClient(resolveFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint);
+    await warmUpDevtoolsClient(requireFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint);
   } catch {
     // The client is not provided here, or the browser refused: the handler's connect says so if it matters.
   }
@@ -112,7 +112,10 @@ function withWs(names: string[]): string[] {
 
 async function preload(name: string): Promise<void> {
   try {
-    await import(pathToFileURL(esmEntry(name) ?? resolveFromCode.resolve(name)).href);
+    // `ws` is loaded for chrome-remote-interface, which requires it: through its ES module wrapper,
+    // Node would lex each of its CommonJS files for their exports (about 50 ms of a cold pod's CPU).
+    if (name === 'ws') requireFromCode(name);
+    else await import(pathToFileURL(esmEntry(name) ?? requireFromCode.resolve(name)).href);
   } catch {
     // Not provided here, or not loadable on its own: the bundle's import reports it if it needs it.
   }
@@ -135,7 +138,7 @@ async function warmFetch(): Promise<void> {
 
 /** The file an ESM `import` of the package loads, when its exports name one apart from require's. */
 function esmEntry(name: string): string | undefined {
-  const manifestPath = resolveFromCode.resolve(`${name}/package.json`);
+  const manifestPath = requireFromCode.resolve(`${name}/package.json`);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { exports?: unknown };
   const root = typeof manifest.exports === 'object' && manifest.exports !== null ? (manifest.exports as Record<string, unknown>)['.'] : undefined;
   const target = pickImport(root);

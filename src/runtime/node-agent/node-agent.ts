@@ -508,7 +508,7 @@ export class NodeAgent {
   /** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */
   private agentMainOf(command: string[] | undefined): string | undefined {
     const [program, name] = command ?? [];
-    return program === 'browserfn' && (name === 'pod-agent' || name === 'build-agent') ? this.agentMains[name] : undefined;
+    return program === 'browserfn' && Object.hasOwn(this.agentMains, name) ? this.agentMains[name as keyof NodeAgent['agentMains']] : undefined;
   }
 
   /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */

@@ -1,28 +1,10 @@
 #!/usr/bin/env node
-// The browserfn command line: one entry point, one file per command.
-import { Command } from 'commander';
-import { registerServeCommand } from './commands/serve.js';
-import { registerPublishCommand } from './commands/publish.js';
-import { registerInvokeCommand } from './commands/invoke.js';
-import { registerDevCommand } from './commands/dev.js';
-import { registerAgentCommands } from './commands/agents.js';
-import { registerSecretsCommands } from './commands/secrets.js';
-import { packageVersion } from './version.js';
+// The browserfn command line. `browserfn pod-agent` and `browserfn build-agent`, how a kubelet
+// starts a pod's agent, run the agent's script at once: loading the command-line program first
+// (commander and every command) cost each pod about 100 ms of CPU before its agent began.
+import { pathToFileURL } from 'node:url';
+import { agentMains, isAgentCommand } from '../runtime/node-agent/agent-mains.js';
 
-const program = new Command('browserfn')
-  .description('Browser Functions and page fetch: serve, publish, invoke')
-  .version(packageVersion())
-  .showHelpAfterError()
-  .enablePositionalOptions();
-
-registerServeCommand(program);
-registerPublishCommand(program);
-registerInvokeCommand(program);
-registerDevCommand(program);
-registerSecretsCommands(program);
-registerAgentCommands(program);
-
-program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`browserfn: ${(err as Error).message ?? String(err)}\n`);
-  process.exit(1);
-});
+const [command] = process.argv.slice(2);
+// Each agent's script reads its settings from the environment and exits by itself.
+await import(isAgentCommand(command) ? pathToFileURL(agentMains()[command]).href : './program.js');

@@ -2,8 +2,8 @@
 // newer than every file it was made from.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentMains, POD_AGENT_BUNDLE_FILE, POD_AGENT_BUNDLE_INPUTS_FILE } from '../../src/runtime/node-agent/agent-mains.js';
@@ -58,12 +58,36 @@ describe('agent mains', () => {
     assert.match(agentMains()['build-agent'], /\/build\/main\.js$/);
   });
 
-  it('`browserfn pod-agent` (how a kubelet starts the agent) runs that script too: without its settings it says which and exits 2', () => {
+  it('`browserfn pod-agent` (how a kubelet starts the agent) runs that script without the command-line program: without its settings it says which and exits 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-command-'));
+    try {
+      // Lists every ES module the process resolves.
+      const loadedList = join(dir, 'loaded');
+      const hooks = `import { appendFileSync } from 'node:fs';
+        export async function resolve(specifier, context, next) {
+          const resolved = await next(specifier, context);
+          appendFileSync(${JSON.stringify(loadedList)}, resolved.url + '\\n');
+          return resolved;
+        }`;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+      const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+      const run = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, cli, 'pod-agent'], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+      assert.equal(run.status, 2, run.stderr);
+      const line = JSON.parse(run.stdout.trim().split('\n')[0]) as { component?: string; msg?: string };
+      assert.equal(line.component, 'pod-agent');
+      assert.match(line.msg ?? '', /BROWSERFN_CONTROL_URL.*BROWSERFN_POD_DIR/);
+      const loaded = readFileSync(loadedList, 'utf8').trim().split('\n');
+      assert.ok(loaded.includes(pathToFileURL(agentMains()['pod-agent']).href), `the pod agent's script was not loaded: ${loaded.join(', ')}`);
+      assert.deepEqual(loaded.filter((url) => /\/cli\/program\.js$|\/commander\//.test(url)), [], 'the command-line program was loaded');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('other commands run the command-line program', () => {
     const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
-    const run = spawnSync(process.execPath, [cli, 'pod-agent'], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
-    assert.equal(run.status, 2, run.stderr);
-    const line = JSON.parse(run.stdout.trim().split('\n')[0]) as { component?: string; msg?: string };
-    assert.equal(line.component, 'pod-agent');
-    assert.match(line.msg ?? '', /BROWSERFN_CONTROL_URL.*BROWSERFN_POD_DIR/);
+    const run = spawnSync(process.execPath, [cli, 'no-such-command'], { env: { PATH: process.env.PATH }, encoding: 'utf8' });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /unknown command 'no-such-command'/);
   });
 });

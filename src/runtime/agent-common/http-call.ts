@@ -22,8 +22,14 @@ export function httpCall(url: string, { method, headers = {}, body, timeoutMs }:
   if (!send) return Promise.reject(new Error(`${url}: only http and https are supported`));
   return new Promise((resolve, reject) => {
     const sized = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    const request = send(target, { method, headers: sized }, resolve);
-    const timer = setTimeout(() => request.destroy(new Error(`no complete answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    let answer: IncomingMessage | undefined;
+    const request = send(target, { method, headers: sized }, (head) => resolve((answer = head)));
+    const timer = setTimeout(() => {
+      const late = new Error(`no complete answer within ${timeoutMs / 1000} s`);
+      // The body's reader gets this error too, not a bare "aborted".
+      answer?.destroy(late);
+      request.destroy(late);
+    }, timeoutMs);
     // 'close' comes once the answer has been read, or the connection is gone.
     request.once('close', () => clearTimeout(timer));
     request.once('error', reject);

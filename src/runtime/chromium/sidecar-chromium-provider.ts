@@ -1,6 +1,8 @@
 // A browser that runs as its own container next to the pod agent (Kubernetes browser pods): it
 // listens for CDP on a fixed loopback port of the pod; the lease ends by closing it over CDP.
+// Asked with Node's http client, like the control plane (agent-common/http-call.ts says why).
 import CDP from 'chrome-remote-interface';
+import { httpCall, readBody } from '../agent-common/http-call.js';
 import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
 
 export interface SidecarChromiumOptions {
@@ -24,9 +26,10 @@ export class SidecarChromiumProvider implements BrowserProvider {
     for (;;) {
       if (request.signal?.aborted) throw new Error('launch aborted');
       try {
-        const response = await fetch(versionUrl, { signal: AbortSignal.timeout(2000) });
-        if (response.ok) {
-          const { webSocketDebuggerUrl } = (await response.json()) as { webSocketDebuggerUrl?: string };
+        const answer = await httpCall(versionUrl, { method: 'GET', timeoutMs: 2000 });
+        const body = await readBody(answer);
+        if (answer.statusCode === 200) {
+          const { webSocketDebuggerUrl } = JSON.parse(body.toString('utf8')) as { webSocketDebuggerUrl?: string };
           if (webSocketDebuggerUrl) {
             const watch = watchSidecar(versionUrl);
             return {
@@ -67,7 +70,7 @@ function watchSidecar(versionUrl: string): { gone: Promise<string>; stop(): void
     let misses = 0;
     const check = async () => {
       if (stopped) return;
-      const answered = await fetch(versionUrl, { signal: AbortSignal.timeout(WATCH_MS) }).then((response) => response.ok, () => false);
+      const answered = await answersOk(versionUrl, WATCH_MS);
       misses = answered ? 0 : misses + 1;
       if (stopped) return;
       if (misses >= WATCH_MISSES) resolve('stopped answering on its CDP port');
@@ -82,4 +85,14 @@ function watchSidecar(versionUrl: string): { gone: Promise<string>; stop(): void
       clearTimeout(timer);
     },
   };
+}
+
+async function answersOk(url: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const answer = await httpCall(url, { method: 'GET', timeoutMs });
+    await readBody(answer);
+    return answer.statusCode === 200;
+  } catch {
+    return false;
+  }
 }

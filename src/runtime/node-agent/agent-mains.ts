@@ -1,5 +1,5 @@
-// The scripts the node agent runs for `browserfn pod-agent` and `browserfn build-agent`, without
-// the CLI around them. The pod agent runs as one file when the build bundled it
+// The scripts `browserfn pod-agent` and `browserfn build-agent` run, which the node agent also runs
+// without the CLI. The pod agent runs as one file when the build bundled it
 // (scripts/bundle-pod-agent.ts) and none of the files it was made from has changed since: Node
 // loading its 118 files (53 of its own) one by one took about 55 ms more, of CPU that a cold
 // pod's browser start was waiting for. Otherwise (tsc or npm ran since) the modules run as they are.
@@ -14,7 +14,10 @@ export const POD_AGENT_BUNDLE_INPUTS_FILE = 'main.bundle.inputs.json';
 const POD_AGENT_MAIN = fileURLToPath(new URL('../pod-agent/main.js', import.meta.url));
 const BUILD_AGENT_MAIN = fileURLToPath(new URL('../../build/main.js', import.meta.url));
 
-type AgentCommand = 'pod-agent' | 'build-agent';
+const AGENT_COMMANDS = ['pod-agent', 'build-agent'] as const;
+type AgentCommand = (typeof AGENT_COMMANDS)[number];
+
+export const isAgentCommand = (command: string | undefined): command is AgentCommand => AGENT_COMMANDS.some((name) => name === command);
 
 /** The script each agent command runs: the pod agent's bundle when it is fresh, else its modules. */
 export function agentMains(podAgentMain = POD_AGENT_MAIN): Record<AgentCommand, string> {

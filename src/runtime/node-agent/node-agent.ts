@@ -36,7 +36,7 @@ import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes
 import { waitUntilReady } from './readiness.js';
 import type { MemoryCgroups, PodMemoryCgroup } from './memory-cgroups.js';
 import { OomWatch } from './oom-watch.js';
-import { agentMains } from './agent-mains.js';
+import { agentMains, isAgentCommand } from './agent-mains.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
 import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
 
@@ -508,7 +508,7 @@ export class NodeAgent {
   /** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */
   private agentMainOf(command: string[] | undefined): string | undefined {
     const [program, name] = command ?? [];
-    return program === 'browserfn' && Object.hasOwn(this.agentMains, name) ? this.agentMains[name as keyof NodeAgent['agentMains']] : undefined;
+    return program === 'browserfn' && isAgentCommand(name) ? this.agentMains[name] : undefined;
   }
 
   /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */

@@ -1,8 +1,9 @@
 // Warm pools end to end on `serve` (embedded store, local node agent, real Chromium): matching
 // invocations run on pre-started members, each member serves one invocation and is replaced, a
 // member whose browser dies is replaced and never handed out, a launch no pool has starts cold,
-// pools scale to zero and back, and a claimed member that never reports fails its invocation with
-// INTERNAL_ERROR at the deadline while the pool recovers.
+// pools scale to zero and back, a member claimed while it starts gets its invocation at once, and a
+// claimed member that never reports fails its invocation with INTERNAL_ERROR at the deadline while
+// the pool recovers.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
@@ -161,6 +162,25 @@ describe('warm pools (embedded, real Chromium)', function () {
     assert.equal(done.results, 1280);
     await waitFor('pool wide back at zero once unused again', async () => ((await pools().get('default', 'wide'))?.status?.desired === 0 && (await membersOf('wide')).length === 0 ? true : undefined), 60_000);
     await pools().delete('default', 'wide');
+  });
+
+  it('hands an invocation that claims a member still starting to that member at once, before it would have been ready', async () => {
+    await createPool('late', { minIdle: 1, maxIdle: 1, launch: { viewport: { width: 1024, height: 600 } } });
+    // Its sandbox started (so every informer has seen it), its agent still preparing.
+    const member = await waitFor('a member of pool late started', async () => {
+      const [pod] = await membersOf('late');
+      return pod && podLogRecords(svc, pod.metadata.name).some((record) => Array.isArray(record.pids)) ? pod : undefined;
+    }, 60_000, 5);
+    assert.equal(member.metadata.annotations?.['browserfn.dev/ready-at'], undefined, 'the member is still starting');
+    const id = await invoke({ sessionCreateParams: { browserSettings: { viewport: { width: 1024, height: 600 } } } });
+    const done = await waitInvocation(svc, id);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    assert.equal(done.results, 1024);
+    assert.equal(await podOf(id), member.metadata.name, 'it ran on the starting member');
+    const said = podLogRecords(svc, member.metadata.name).map((record) => record.msg);
+    assert.ok(said.includes('pool member claimed while it starts'), `the member learned of its claim only once ready: ${JSON.stringify(said)}`);
+    assert.ok(!said.includes('pool member ready; waiting to be claimed'));
+    await pools().delete('default', 'late');
   });
 
   it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and the pool recovers', async function () {

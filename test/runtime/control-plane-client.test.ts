@@ -40,6 +40,31 @@ describe('control plane client (in pods)', function () {
     assert.equal(asked, 6, 'five refused asks, then the one answered');
   });
 
+  it('a member still starting asks without counting as ready, and drops that ask at once when it no longer wants it', async () => {
+    const asks: { path?: string; closed: boolean }[] = [];
+    const holding = createServer((req, res) => {
+      const ask = { path: req.url, closed: false };
+      asks.push(ask);
+      // The long wait of a member not yet claimed: no answer until the asker goes.
+      res.once('close', () => (ask.closed = true));
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    try {
+      const member = new ControlPlaneClient({ controlUrl: `http://127.0.0.1:${(holding.address() as AddressInfo).port}`, namespace: 'p', podName: 'member-1', podToken: 't' });
+      const superseded = new AbortController();
+      const ask = member.waitForAssignment(20, { ready: false, signal: superseded.signal });
+      await waitUntil(() => asks.length === 1);
+      assert.equal(asks[0].path, '/internal/v1/pods/p/member-1/assignment?waitSeconds=20&ready=false');
+      superseded.abort();
+      await assert.rejects(ask, /no longer wanted/);
+      await waitUntil(() => asks[0].closed);
+      assert.equal(asks.length, 1, 'a dropped ask is not retried');
+    } finally {
+      holding.closeAllConnections();
+      await new Promise<void>((resolve) => holding.close(() => resolve()));
+    }
+  });
+
   it('an input fetch gives up sooner: a cold pod that cannot start is failed and started again by its controller', async () => {
     asked = 0;
     unavailableFor = 5;
@@ -103,3 +128,7 @@ describe('control plane client (in pods)', function () {
     assert.equal(undici, false);
   });
 });
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -199,6 +199,20 @@ console.log(JSON.stringify(p.domains.map((d) => d.domain)));
     assert.equal(browser.protocolRequests, 1, 'the warm-up builds from the client\'s own copy: the cached one is the handler\'s');
   });
 
+  it('a pool member claimed while it starts (its bundle told before the browser) skips the warm-up: the handler connects first', async () => {
+    const bundle = `import CDP from 'chrome-remote-interface';
+const client = await CDP({ target: '${browser.wsEndpoint}' });
+await client.send('FakePod.ping', { text: 'handler' });
+await client.close();
+console.log(JSON.stringify('done'));
+`;
+    const { printed, commandsWhenReady } = await runLoader(bundle, (codeDir) => [{ bundle: join(codeDir, 'main.mjs') }, { browser: browser.wsEndpoint }], ['chrome-remote-interface']);
+    assert.equal(printed, 'done');
+    assert.deepEqual(commandsWhenReady, [], 'ready without connecting');
+    assert.deepEqual(browser.commands, ['FakePod.ping']);
+    assert.equal(browser.sockets, 1);
+  });
+
   it('a pool member whose browser refuses the warm-up is ready all the same', async () => {
     const gone = await startFakeBrowser('Gone');
     await gone.close();

@@ -52,10 +52,10 @@ export class ControlPlaneClient {
   /**
    * A pool member's wait to be claimed: the control plane answers with the invocation input once
    * the member is claimed, or with nothing after about `waitSeconds` (ask again). The first ask
-   * tells the control plane the member is ready.
+   * with `ready` tells the control plane the member is ready; one without waits all the same.
    */
-  async waitForAssignment(waitSeconds: number): Promise<unknown> {
-    const response = await this.#request('GET', `/assignment?waitSeconds=${waitSeconds}`, ASSIGNMENT_RETRY);
+  async waitForAssignment(waitSeconds: number, { ready = true, signal }: { ready?: boolean; signal?: AbortSignal } = {}): Promise<unknown> {
+    const response = await this.#request('GET', `/assignment?waitSeconds=${waitSeconds}${ready ? '' : '&ready=false'}`, ASSIGNMENT_RETRY, undefined, {}, signal);
     return response.length === 0 ? undefined : (JSON.parse(response.toString('utf8')) as unknown);
   }
 
@@ -131,12 +131,12 @@ export class ControlPlaneClient {
     return { sha256, size };
   }
 
-  async #request(method: string, path: string, retry: RetryPolicy, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Buffer> {
+  async #request(method: string, path: string, retry: RetryPolicy, body?: string | Buffer, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Buffer> {
     let lastError: Error | undefined;
-    for (let attempt = 0; attempt < retry.attempts; attempt += 1) {
+    for (let attempt = 0; attempt < retry.attempts && !signal?.aborted; attempt += 1) {
       if (attempt > 0) await delay(retry.firstDelayMs * 2 ** (attempt - 1));
       try {
-        return await this.#once(method, path, body, headers);
+        return await this.#once(method, path, body, headers, signal);
       } catch (error) {
         lastError = error as Error;
         if (error instanceof ControlPlaneError && !error.retryable) break;
@@ -145,7 +145,7 @@ export class ControlPlaneClient {
     throw lastError ?? new Error(`${method} ${path} failed`);
   }
 
-  async #once(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string>): Promise<Buffer> {
+  async #once(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string>, signal: AbortSignal | undefined): Promise<Buffer> {
     let status: number;
     let bytes: Buffer;
     try {
@@ -154,11 +154,12 @@ export class ControlPlaneClient {
         headers: { authorization: `Bearer ${this.#token}`, ...headers },
         body,
         timeoutMs: body !== undefined && body.length > REQUEST_TIMEOUT_BODY_BYTES ? ARTIFACT_TIMEOUT_MS : REQUEST_TIMEOUT_MS,
+        signal,
       });
       status = answer.statusCode ?? 0;
       bytes = await readBody(answer);
     } catch (error) {
-      throw new ControlPlaneError(`${method} ${path}: ${(error as Error).message}`, true);
+      throw new ControlPlaneError(`${method} ${path}: ${(error as Error).message}`, !signal?.aborted);
     }
     if (status < 200 || status > 299) {
       throw new ControlPlaneError(`${method} ${path}: HTTP ${status} ${bytes.toString('utf8').slice(0, 300)}`, status >= 500);

@@ -5,7 +5,7 @@
 // loaded once its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
 // and a pool member that preloads that client runs a few connects of its own before it says it is
-// ready (devtools-protocol-cache.ts).
+// ready (devtools-protocol-cache.ts), unless its bundle came first.
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
@@ -47,7 +47,10 @@ instructions.on('line', (line) => {
   }
   browserEndpoint = instruction.browser;
   cacheDevtoolsProtocol();
-  if (warmsUpDevtoolsClient) void warmUp(browserEndpoint).then(announceReady);
+  if (!warmsUpDevtoolsClient) return;
+  // A member claimed while it started has its bundle already: the handler's own connect comes next.
+  if (bundleImports) announceReady();
+  else void warmUp(browserEndpoint).then(announceReady);
 });
 instructions.once('close', () => process.stdin.destroy());
 

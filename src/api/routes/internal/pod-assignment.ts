@@ -14,22 +14,30 @@ const MAX_WAIT_SECONDS = 25;
 /** Artifacts up to this size come with the assignment: the claimed member starts without a download of its own. */
 export const INLINE_ARTIFACT_MAX_BYTES = 2 * 1024 * 1024;
 
-export default defineRoute<PodParams, { waitSeconds: number }, unknown, PodObject>({
+export default defineRoute<PodParams, { waitSeconds: number; ready: boolean }, unknown, PodObject>({
   method: 'get',
   path: '/internal/v1/pods/:namespace/:name/assignment',
   operationId: 'Internal_podAssignment',
-  summary: 'A warm pool member waits to be claimed: the invocation input once it is (with the artifact, when small), else nothing after waitSeconds (pod token required)',
+  summary:
+    'A warm pool member waits to be claimed: the invocation input once it is (with the artifact, when small), else nothing after waitSeconds; it is ready to be handed out from its first ask that does not say ready=false (pod token required)',
   tags: ['internal'],
   auth: false,
   authorize: authenticatePod,
   request: {
     params: podParamsSchema,
-    query: { type: 'object', properties: { waitSeconds: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 20 } } },
+    query: {
+      type: 'object',
+      properties: {
+        waitSeconds: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 20 },
+        // A member still starting asks too, so that one claimed meanwhile learns of it at once.
+        ready: { type: 'boolean', default: true },
+      },
+    },
   },
   responses: { 200: { description: 'The invocation input' }, 204: { description: 'Not claimed yet: ask again' } },
   async handle(ctx, { params, query, caller }, deps) {
     if (!caller.metadata.labels?.[Labels.pool]) throw new HttpError(409, `Pod ${params.name} is not a pool member: it fetches its input instead`);
-    const member = await markReady(deps.cluster, caller);
+    const member = query.ready ? await markReady(deps.cluster, caller) : caller;
     const abort = new AbortController();
     ctx.req.once('close', () => abort.abort());
     const claimed = await claimOf(deps.cluster, member, query.waitSeconds * 1000, abort.signal);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +50,7 @@ describe('SDK defineFn', () => {
 
   describe('runtime phase against the pod agent runtime API', () => {
     async function runOnce(
-      define: (defineFn: ReturnType<typeof createFunctionRuntime>['defineFn']) => void,
+      define: (defineFn: ReturnType<typeof createFunctionRuntime>['defineFn'], runtimeApi: string) => void | Promise<void>,
       functionName: string,
       params: Record<string, unknown> = {},
     ): Promise<RuntimeReport> {
@@ -71,9 +72,10 @@ describe('SDK defineFn', () => {
         },
         1024 * 1024,
       );
-      const settings: FunctionRuntimeSettings = { phase: 'runtime', runtimeApi: await api.listen(), cwd, onFatal: () => undefined };
-      define(createFunctionRuntime(settings).defineFn);
+      const runtimeApi = await api.listen();
+      const settings: FunctionRuntimeSettings = { phase: 'runtime', runtimeApi, cwd, onFatal: () => undefined };
       try {
+        await define(createFunctionRuntime(settings).defineFn, runtimeApi);
         return await reported;
       } finally {
         await api.close();
@@ -118,6 +120,21 @@ describe('SDK defineFn', () => {
       assert.equal(body.errorType, 'RangeError');
       assert.equal(body.stackTrace[0], 'RangeError: out of range');
       assert.ok(body.stackTrace.length > 1 && body.stackTrace.slice(1).every((line) => line.trimStart().startsWith('at ')));
+    });
+
+    it("talks to the runtime API without fetch's client, which Node compiles on a process's first request (about 50 ms of CPU in a cold pod)", async () => {
+      const runtimeUrl = new URL('../../src/sdk/function-runtime.js', import.meta.url).href;
+      let child: ChildProcess | undefined;
+      const report = await runOnce((_defineFn, runtimeApi) => {
+        // A process of its own, as a Function's: the test's process may have loaded undici already.
+        const script = `
+          const { createFunctionRuntime } = await import(${JSON.stringify(runtimeUrl)});
+          const { defineFn } = createFunctionRuntime({ phase: 'runtime', runtimeApi: ${JSON.stringify(runtimeApi)}, cwd: process.cwd(), onFatal: (error) => { console.error(error); process.exit(1); } });
+          defineFn('probe', async () => ({ undici: process.moduleLoadList.some((name) => name.includes('undici')) }));`;
+        child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd, stdio: 'inherit' });
+      }, 'probe');
+      child?.kill();
+      assert.deepEqual(report, { kind: 'response', body: '{"undici":false}' });
     });
 
     it('reports a result that cannot become JSON and an unknown function name as errors', async () => {

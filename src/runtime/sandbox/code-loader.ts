@@ -1,5 +1,5 @@
-// The user process of a browser pod starts before its code is there: this script starts Node and
-// its HTTP client, then imports the bundle whose path the agent writes to stdin. So the Node start
+// The user process of a browser pod starts before its code is there: this script starts Node, then
+// imports the bundle whose path the agent writes to stdin. So the Node start
 // overlaps the artifact's download (cold pods). A warm pool member also loads the runtime packages
 // it is told to before the invocation arrives; the runtime packages the bundle imports besides are
 // loaded once its path is known (all of them, in a cold pod). Once told where the browser is, a
@@ -22,6 +22,8 @@ const csv = (list: string | undefined): string[] => (list ?? '').split(',').filt
 /** What bundles keep external and the runtime provides (src/schemas/runtime-packages.ts). */
 const RUNTIME_PACKAGES = csv(runtimePackagesArg);
 const preloaded = withWs(csv(preloadArg));
+/** Only pool members are given a list to load ahead (empty or not). */
+const poolMember = preloadArg !== undefined;
 
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const requireFromCode = createRequire(join(codeDir, 'index.js'));
@@ -30,7 +32,7 @@ const DEVTOOLS_CLIENT = 'chrome-remote-interface';
 // (or failed: they only save time). One whose browser does not answer them never is, and its pool
 // replaces it.
 const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
-await Promise.all([...preloaded.map((name) => preload(name)), warmFetch()]);
+await Promise.all([...preloaded.map((name) => preload(name)), ...(poolMember ? [warmFetch()] : [])]);
 if (!warmsUpDevtoolsClient) announceReady();
 
 // The agent's instructions, in either order; stdin ends once it has given both. The bundle's import
@@ -125,9 +127,11 @@ async function preload(name: string): Promise<void> {
 }
 
 /**
- * Node loads fetch's HTTP client and compiles its parser on the first request (about 70 ms): done
- * here, the handler's first `next` to the runtime API does not wait for it. The answer (a 404) is
- * not read for anything.
+ * Node loads fetch's HTTP client and compiles its parser on the first request (about 50 ms of CPU).
+ * A pool member does it while it waits, so that an SDK that asks the runtime API with fetch
+ * (@browserbasehq/sdk-functions does; this project's SDK does not) does not wait for it. A cold pod
+ * does not: its start is bound by the CPU its browser shares. The answer (a 404) is not read for
+ * anything.
  */
 async function warmFetch(): Promise<void> {
   const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;

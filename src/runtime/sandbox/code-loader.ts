@@ -9,6 +9,7 @@
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
+import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,7 +33,7 @@ const DEVTOOLS_CLIENT = 'chrome-remote-interface';
 // (or failed: they only save time). One whose browser does not answer them never is, and its pool
 // replaces it.
 const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
-await Promise.all([...preloaded.map((name) => preload(name)), ...(poolMember ? [warmFetch()] : [])]);
+await Promise.all([...preloaded.map((name) => preload(name)), ...(poolMember ? [warmHttpClients()] : [])]);
 if (!warmsUpDevtoolsClient) announceReady();
 
 // The agent's instructions, in either order; stdin ends once it has given both. The bundle's import
@@ -127,20 +128,27 @@ async function preload(name: string): Promise<void> {
 }
 
 /**
- * Node loads fetch's HTTP client and compiles its parser on the first request (about 50 ms of CPU).
- * A pool member does it while it waits, so that an SDK that asks the runtime API with fetch
- * (@browserbasehq/sdk-functions does; this project's SDK does not) does not wait for it. A cold pod
- * does not: its start is bound by the CPU its browser shares. The answer (a 404) is not read for
- * anything.
+ * Node compiles each HTTP client on a process's first request with it: fetch's (its bundled undici,
+ * about 50 ms of CPU) and http's (a few ms). A pool member makes one request with each while it
+ * waits, so that the SDK's first `next` waits for neither, whichever it uses
+ * (@browserbasehq/sdk-functions uses fetch, this project's SDK http). A cold pod does not: its start
+ * is bound by the CPU its browser shares. The answers (404s) are not read for anything.
  */
-async function warmFetch(): Promise<void> {
+async function warmHttpClients(): Promise<void> {
   const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
   if (!runtimeApi) return;
-  try {
-    await (await fetch(`http://${runtimeApi}/`, { method: 'HEAD' })).arrayBuffer();
-  } catch {
-    // The runtime API is the agent's: if it does not answer, the SDK's own request says so.
-  }
+  const url = `http://${runtimeApi}/`;
+  // The runtime API is the agent's: if it does not answer, the SDK's own request says so.
+  const viaHttp = new Promise<void>((resolve) => {
+    const sent = request(url, { method: 'HEAD' }, (answer) => answer.once('end', resolve).resume());
+    sent.once('error', () => resolve());
+    sent.end();
+  });
+  const viaFetch = fetch(url, { method: 'HEAD' }).then((answer) => answer.arrayBuffer()).then(
+    () => undefined,
+    () => undefined,
+  );
+  await Promise.all([viaHttp, viaFetch]);
 }
 
 /** The file an ESM `import` of the package loads, when its exports name one apart from require's. */

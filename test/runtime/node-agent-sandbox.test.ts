@@ -3,7 +3,7 @@
 // the host's data, and deleting a pod leaves none of its processes, not even detached ones.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -136,6 +136,7 @@ describe('node agent: pods in sandboxes', function () {
     });
     const done = await finished('inv-1-a1');
     assert.equal(done.status?.phase, 'Succeeded', JSON.stringify(done.status));
+    assert.deepEqual(readdirSync(join(dataDir, 'pods')).filter((name) => name.startsWith('default_inv-1-a1_')), [], 'the pod\'s folder (its browser profile with it) is gone once it says it ended');
     const [report] = plane.reportsOf('default', 'inv-1-a1') as InvocationReport[];
     assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
     assert.equal(report.results, 'from the sidecar pod');

@@ -21,20 +21,29 @@ class EmbeddedResourceClient<T extends KubeObject> implements ResourceClient<T> 
     return this.store.list(this.type, namespace, options) as ObjectList<T>;
   }
 
+  // A write is acknowledged once it is on disk; it is visible to reads and watches from its commit.
+
   async create(obj: T): Promise<T> {
-    return this.store.create(this.type, obj) as T;
+    const created = this.store.create(this.type, obj) as T;
+    await this.store.durable();
+    return created;
   }
 
   async update(obj: T): Promise<T> {
-    return this.store.update(this.type, obj, 'main') as T;
+    const updated = this.store.update(this.type, obj, 'main') as T;
+    await this.store.durable();
+    return updated;
   }
 
   async updateStatus(obj: T): Promise<T> {
-    return this.store.update(this.type, obj, 'status') as T;
+    const updated = this.store.update(this.type, obj, 'status') as T;
+    await this.store.durable();
+    return updated;
   }
 
   async delete(namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
     this.store.delete(this.type, namespace, name, options);
+    await this.store.durable();
   }
 
   async watch(namespace: string | undefined, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void, onError?: (err: Error) => void): Promise<Watch> {
@@ -52,7 +61,7 @@ class EmbeddedCluster implements ClusterPort {
   }
 
   async close(): Promise<void> {
-    this.store.close();
+    await this.store.close();
   }
 }
 

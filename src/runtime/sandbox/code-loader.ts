@@ -4,8 +4,8 @@
 // it is told to before the invocation arrives; the runtime packages the bundle imports besides are
 // loaded once its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
-// and a pool member that preloads that client runs a few connects of its own before it says it is
-// ready (devtools-protocol-cache.ts), unless its bundle came first.
+// and a pool member warms up before it says it is ready, unless its bundle came first: its HTTP
+// clients, and when it preloads that client a few connects of its own (devtools-protocol-cache.ts).
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
@@ -29,12 +29,12 @@ const poolMember = preloadArg !== undefined;
 // Resolved as the bundle will resolve them (from its own directory), so the module cache serves its imports.
 const requireFromCode = createRequire(join(codeDir, 'index.js'));
 const DEVTOOLS_CLIENT = 'chrome-remote-interface';
-// A pool member that preloads chrome-remote-interface is ready once its warm-up connects have run
-// (or failed: they only save time). One whose browser does not answer them never is, and its pool
-// replaces it.
+// A pool member warms up once told where its browser is, and is ready once that has run (or failed:
+// it only saves time); one whose browser does not answer never is, and its pool replaces it. A
+// member claimed before that has its bundle already and skips it: the CPU goes to its invocation.
 const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
-await Promise.all([...preloaded.map((name) => preload(name)), ...(poolMember ? [warmHttpClients()] : [])]);
-if (!warmsUpDevtoolsClient) announceReady();
+await Promise.all(preloaded.map((name) => preload(name)));
+if (!poolMember) announceReady();
 
 // The agent's instructions, in either order; stdin ends once it has given both. The bundle's import
 // does not hold up the browser's address (its top level may already connect).
@@ -50,10 +50,9 @@ instructions.on('line', (line) => {
   }
   browserEndpoint = instruction.browser;
   cacheDevtoolsProtocol();
-  if (!warmsUpDevtoolsClient) return;
-  // A member claimed while it started has its bundle already: the handler's own connect comes next.
+  if (!poolMember) return;
   if (bundleImports) announceReady();
-  else void warmUp(browserEndpoint).then(announceReady);
+  else void Promise.all([warmHttpClients(), warmsUpDevtoolsClient && warmUpDevtools(browserEndpoint)]).then(announceReady);
 });
 instructions.once('close', () => process.stdin.destroy());
 
@@ -84,7 +83,7 @@ function cacheDevtoolsProtocol(): void {
   }
 }
 
-async function warmUp(wsEndpoint: string): Promise<void> {
+async function warmUpDevtools(wsEndpoint: string): Promise<void> {
   try {
     await warmUpDevtoolsClient(requireFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint);
   } catch {

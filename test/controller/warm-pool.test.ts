@@ -164,6 +164,21 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.deepEqual(claimedInOrder, [ready.metadata.name, starting.metadata.name, 'cold']);
   });
 
+  it('claims a starting member whose node reported it running after the cache saw it, instead of starting cold', async () => {
+    await createPool({ minIdle: 1, maxIdle: 1 });
+    await poolReconciler().reconcile({ namespace: NS, name: 'warm' });
+    const [member] = await waitFor('the member in the cache', async () => (idle().length === 1 ? idle() : undefined));
+    const inv = await createInvocation();
+    // Written before the cache hears of it: the claim, made from the cache, loses to it.
+    await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...member, status: { phase: 'Running' } });
+    assert.equal(pods.get(NS, member.metadata.name)?.metadata.resourceVersion, member.metadata.resourceVersion, 'the cache still has the member as it was');
+    await invocationReconciler().reconcile({ namespace: NS, name: inv.metadata.name });
+    assert.equal(await podOf(inv), member.metadata.name);
+    const claimed = await cluster.resource<PodObject>(Kinds.Pod).get(NS, member.metadata.name);
+    assert.equal(claimed?.metadata.labels?.[Labels.invocationName], inv.metadata.name);
+    assert.equal(claimed?.status?.phase, 'Running', 'the status it was claimed over is kept');
+  });
+
   it('claims members of a pool with the invocation\'s launch only, and starts others cold', async () => {
     await createPool({ minIdle: 1, maxIdle: 1, launch: { viewport: { width: 1280, height: 720 } } });
     const [member] = await fillPool(poolReconciler(), 1);

@@ -85,8 +85,8 @@ export class EmbeddedStore {
       db = new sqlite.Database(options.file);
       // This process owns the file (see file-owner.ts): hold SQLite's lock for the whole session.
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
-      // A write-ahead log syncs once per commit where the rollback journal syncs three times: about
-      // 4 ms a write instead of 27 on this project's test machine. The exclusive lock above lets it
+      // A write-ahead log needs one sync per commit where the rollback journal needs three (about
+      // 4 ms a write instead of 27 on this project's test machine). The exclusive lock above lets it
       // work without shared memory, which this SQLite build lacks. SQLite does not sync the log at
       // commit: WalSync does, off the event loop, before a write is acknowledged (wal-sync.ts).
       db.exec('PRAGMA journal_mode = WAL');

@@ -28,6 +28,8 @@ import { claimedMember } from '../pods/pool-member.js';
 const QUEUE_RECHECK_MS = 2000;
 /** With a long queue, the safety net spreads out: it looks again every QUEUE_RECHECK_MS per this many waiting. */
 const RECHECKS_PER_INTERVAL = 100;
+/** Writes of one claim, when writes that leave the member claimable (its status) keep coming first. */
+const CLAIM_ATTEMPTS = 3;
 /** Besides the invocations a freed slot admits, these many next in line look again (one may have been claimed meanwhile). */
 const NEXT_IN_LINE = 4;
 
@@ -143,7 +145,7 @@ export class InvocationReconciler implements Reconciler {
    * (a claim whose status update was lost) is reused. False when no member is free.
    */
   private async claimWarmMember(inv: InvocationObject, attempt: number): Promise<boolean> {
-    const { pools, pods, cluster, metrics } = this.deps;
+    const { pools, pods, metrics } = this.deps;
     if (!pools) return false;
     const members = pods.list((pod) => pod.metadata.namespace === inv.metadata.namespace && !!pod.metadata.labels?.[Labels.pool]);
     const adopted = existingClaim(inv, members);
@@ -154,15 +156,32 @@ export class InvocationReconciler implements Reconciler {
     const now = this.now();
     for (const member of claimCandidates(inv, pools.list(), members, now)) {
       await this.setStatus(inv, { phase: 'PENDING', podName: member.metadata.name, attempts: attempt });
-      try {
-        await cluster.resource<PodObject>(Kinds.Pod).update(claimedMember(member, inv, new Date(now)));
-      } catch (err) {
-        // Claimed or removed meanwhile: try the next one.
-        if (isConflict(err) || isNotFound(err)) continue;
-        throw err;
-      }
+      // Claimed or removed meanwhile: try the next one.
+      if (!(await this.claim(inv, member, now))) continue;
       metrics.invocationStarts.labels('warm').inc();
       return true;
+    }
+    return false;
+  }
+
+  /**
+   * Writes the claim on `member`. One that loses to a write that left the member claimable (a
+   * starting member's node reporting it running, its agent marking it ready) is made again on the
+   * fresh member; false once another invocation has it, or it went or changed otherwise.
+   */
+  private async claim(inv: InvocationObject, member: PodObject, now: number): Promise<boolean> {
+    const pods = this.deps.cluster.resource<PodObject>(Kinds.Pod);
+    let current: PodObject | undefined = member;
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
+      try {
+        await pods.update(claimedMember(current, inv, new Date(now)));
+        return true;
+      } catch (err) {
+        if (isNotFound(err)) return false;
+        if (!isConflict(err)) throw err;
+      }
+      current = await pods.get(member.metadata.namespace, member.metadata.name);
+      if (!current || claimCandidates(inv, this.deps.pools?.list() ?? [], [current], now).length === 0) return false;
     }
     return false;
   }

@@ -1,8 +1,8 @@
 // The user process of a browser pod starts before its code is there: this script starts Node, then
-// imports the bundle whose path the agent writes to stdin. So the Node start
-// overlaps the artifact's download (cold pods). A warm pool member also loads the runtime packages
-// it is told to before the invocation arrives; the runtime packages the bundle imports besides are
-// loaded once its path is known (all of them, in a cold pod). Once told where the browser is, a
+// imports the bundle whose path the agent writes to stdin. So the Node start overlaps the
+// artifact's download (cold pods). A warm pool member also loads the runtime packages it is told to
+// before the invocation arrives; the runtime packages the bundle imports besides are loaded once
+// its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
 // and a pool member warms up before it says it is ready, unless its bundle came first: its HTTP
 // clients, and when it preloads that client a few connects of its own (devtools-protocol-cache.ts).

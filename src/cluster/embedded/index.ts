@@ -21,29 +21,26 @@ class EmbeddedResourceClient<T extends KubeObject> implements ResourceClient<T> 
     return this.store.list(this.type, namespace, options) as ObjectList<T>;
   }
 
-  // A write is acknowledged once it is on disk; it is visible to reads and watches from its commit.
-
   async create(obj: T): Promise<T> {
-    const created = this.store.create(this.type, obj) as T;
-    await this.store.durable();
-    return created;
+    return this.acknowledged(this.store.create(this.type, obj) as T);
   }
 
   async update(obj: T): Promise<T> {
-    const updated = this.store.update(this.type, obj, 'main') as T;
-    await this.store.durable();
-    return updated;
+    return this.acknowledged(this.store.update(this.type, obj, 'main') as T);
   }
 
   async updateStatus(obj: T): Promise<T> {
-    const updated = this.store.update(this.type, obj, 'status') as T;
-    await this.store.durable();
-    return updated;
+    return this.acknowledged(this.store.update(this.type, obj, 'status') as T);
   }
 
   async delete(namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
-    this.store.delete(this.type, namespace, name, options);
+    return this.acknowledged(this.store.delete(this.type, namespace, name, options));
+  }
+
+  /** A write is acknowledged once it is on disk; it is visible to reads and watches from its commit. */
+  private async acknowledged<R>(written: R): Promise<R> {
     await this.store.durable();
+    return written;
   }
 
   async watch(namespace: string | undefined, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void, onError?: (err: Error) => void): Promise<Watch> {

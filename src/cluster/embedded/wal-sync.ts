@@ -53,12 +53,13 @@ export class WalSync {
   #start(): Promise<void> {
     this.#next = undefined;
     if (this.#failed) return Promise.reject(this.#failed);
+    // One sync runs at a time: the next starts only once this one has ended.
     const run = this.syncFile(this.#fd).then(
       () => {
-        if (this.#running === run) this.#running = undefined;
+        this.#running = undefined;
       },
       (error: unknown) => {
-        if (this.#running === run) this.#running = undefined;
+        this.#running = undefined;
         // Whether the commits reached the disk is unknown, and a later sync cannot tell: no write is acknowledged again.
         this.#failed = new Error(`the store's disk failed to save its changes (${(error as Error).message}); restart browserfn once the data dir's disk works`);
         throw this.#failed;

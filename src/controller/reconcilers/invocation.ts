@@ -154,10 +154,11 @@ export class InvocationReconciler implements Reconciler {
       return true;
     }
     const now = this.now();
-    for (const member of claimCandidates(inv, pools.list(), members, now)) {
+    const poolList = pools.list();
+    for (const member of claimCandidates(inv, poolList, members, now)) {
       await this.setStatus(inv, { phase: 'PENDING', podName: member.metadata.name, attempts: attempt });
       // Claimed or removed meanwhile: try the next one.
-      if (!(await this.claim(inv, member, now))) continue;
+      if (!(await this.claim(inv, member, poolList, now))) continue;
       metrics.invocationStarts.labels('warm').inc();
       return true;
     }
@@ -169,7 +170,7 @@ export class InvocationReconciler implements Reconciler {
    * starting member's node reporting it running, its agent marking it ready) is made again on the
    * fresh member; false once another invocation has it, or it went or changed otherwise.
    */
-  private async claim(inv: InvocationObject, member: PodObject, now: number): Promise<boolean> {
+  private async claim(inv: InvocationObject, member: PodObject, pools: BrowserPoolObject[], now: number): Promise<boolean> {
     const pods = this.deps.cluster.resource<PodObject>(Kinds.Pod);
     let current: PodObject | undefined = member;
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
@@ -181,7 +182,7 @@ export class InvocationReconciler implements Reconciler {
         if (!isConflict(err)) throw err;
       }
       current = await pods.get(member.metadata.namespace, member.metadata.name);
-      if (!current || claimCandidates(inv, this.deps.pools?.list() ?? [], [current], now).length === 0) return false;
+      if (!current || claimCandidates(inv, pools, [current], now).length === 0) return false;
     }
     return false;
   }

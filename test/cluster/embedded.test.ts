@@ -212,58 +212,6 @@ describe('embedded cluster store', function () {
     assert.deepEqual((await cluster.resource(Kinds.ConfigMap).get('team', 'survivor'))?.data, { a: 'b' });
   });
 
-  describe('durability: a write is acknowledged once its log is synced, off the event loop', function () {
-    /** Syncs of the write-ahead log that the test ends, one at a time. */
-    function heldSyncs() {
-      const waiting: { end: (error?: Error) => void }[] = [];
-      const syncFile = () => new Promise<void>((resolve, reject) => waiting.push({ end: (error) => (error ? reject(error) : resolve()) }));
-      return { syncFile, waiting };
-    }
-    const settledFlag = (promise: Promise<unknown>) => {
-      const state = { settled: false };
-      void promise.then(() => (state.settled = true), () => (state.settled = true));
-      return state;
-    };
-    const turn = () => new Promise((resolve) => setImmediate(resolve));
-
-    it('answers a write after the sync that began after its commit; writes that wait together share one sync', async function () {
-      await cluster.close();
-      const syncs = heldSyncs();
-      cluster = await openEmbeddedCluster({ file: store.file, encryptionKey: store.key, syncFile: syncs.syncFile });
-      const configMaps = cluster.resource(Kinds.ConfigMap);
-      const first = settledFlag(configMaps.create(configMap('first')));
-      await turn();
-      assert.equal(syncs.waiting.length, 1);
-      assert.equal(first.settled, false, 'acknowledged before its log was synced');
-      assert.deepEqual((await configMaps.get('team', 'first'))?.data, { key: 'first' }, 'visible from its commit');
-      // Committed while the first sync runs: that sync may have begun before them.
-      const second = settledFlag(configMaps.create(configMap('second')));
-      const third = settledFlag(configMaps.create(configMap('third')));
-      await turn();
-      syncs.waiting[0].end();
-      await turn();
-      assert.deepEqual([first.settled, second.settled, third.settled], [true, false, false]);
-      assert.equal(syncs.waiting.length, 2, 'one more sync for both');
-      syncs.waiting[1].end();
-      await turn();
-      assert.deepEqual([second.settled, third.settled], [true, true]);
-      assert.equal(syncs.waiting.length, 2);
-    });
-
-    it('fails a write whose sync failed, and every write after it, saying the disk failed', async function () {
-      await cluster.close();
-      const syncs = heldSyncs();
-      cluster = await openEmbeddedCluster({ file: store.file, encryptionKey: store.key, syncFile: syncs.syncFile });
-      const configMaps = cluster.resource(Kinds.ConfigMap);
-      const failing = configMaps.create(configMap('lost'));
-      await turn();
-      syncs.waiting[0].end(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
-      await assert.rejects(failing, /disk failed to save its changes \(EIO: i\/o error, fsync\); restart browserfn/);
-      await assert.rejects(configMaps.create(configMap('later')), /disk failed to save its changes/);
-      assert.equal(syncs.waiting.length, 1, 'no sync is tried again');
-    });
-  });
-
   it('refuses to open a file that is already open in this process', async function () {
     await assert.rejects(openStore(store), /already open in this process/);
   });

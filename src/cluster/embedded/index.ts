@@ -22,25 +22,19 @@ class EmbeddedResourceClient<T extends KubeObject> implements ResourceClient<T> 
   }
 
   async create(obj: T): Promise<T> {
-    return this.acknowledged(this.store.create(this.type, obj) as T);
+    return this.store.create(this.type, obj) as T;
   }
 
   async update(obj: T): Promise<T> {
-    return this.acknowledged(this.store.update(this.type, obj, 'main') as T);
+    return this.store.update(this.type, obj, 'main') as T;
   }
 
   async updateStatus(obj: T): Promise<T> {
-    return this.acknowledged(this.store.update(this.type, obj, 'status') as T);
+    return this.store.update(this.type, obj, 'status') as T;
   }
 
   async delete(namespace: string | undefined, name: string, options?: DeleteOptions): Promise<void> {
-    return this.acknowledged(this.store.delete(this.type, namespace, name, options));
-  }
-
-  /** A write is acknowledged once it is on disk; it is visible to reads and watches from its commit. */
-  private async acknowledged<R>(written: R): Promise<R> {
-    await this.store.durable();
-    return written;
+    this.store.delete(this.type, namespace, name, options);
   }
 
   async watch(namespace: string | undefined, options: WatchOptions, onEvent: (event: WatchEvent<T>) => void, onError?: (err: Error) => void): Promise<Watch> {
@@ -58,7 +52,7 @@ class EmbeddedCluster implements ClusterPort {
   }
 
   async close(): Promise<void> {
-    await this.store.close();
+    this.store.close();
   }
 }
 

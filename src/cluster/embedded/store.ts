@@ -16,7 +16,6 @@ import { claimStoreFile } from './file-owner.js';
 import { migrate, readMeta, writeMeta } from './schema.js';
 import { Sealer } from './sealing.js';
 import { WatchHub, type StoreEvent, type StoreEventType, type Watcher } from './watch-hub.js';
-import { WalSync, type SyncFile } from './wal-sync.js';
 
 export interface EmbeddedStoreOptions {
   /** SQLite file path, or ':memory:' (tests). */
@@ -27,8 +26,6 @@ export interface EmbeddedStoreOptions {
   eventRetention?: number;
   /** Upper bound on the stored size of those events (large ConfigMaps would otherwise pile up). */
   eventRetentionBytes?: number;
-  /** How the write-ahead log is synced before writes are acknowledged (tests hold or fail it); fsync by default. */
-  syncFile?: SyncFile;
 }
 
 export const DEFAULT_EVENT_RETENTION = 10_000;
@@ -65,8 +62,6 @@ export class EmbeddedStore {
     private readonly release: () => void,
     /** The database file's folder, whose free space explains a failed write ('' in memory). */
     private readonly folder: string,
-    /** Syncs the write-ahead log for writes waiting to be acknowledged (none in memory). */
-    private readonly walSync: WalSync | undefined,
   ) {
     this.version = Number(readMeta(db, 'resourceVersion'));
     this.compactedThrough = Number(readMeta(db, 'compactedThrough'));
@@ -85,22 +80,13 @@ export class EmbeddedStore {
       db = new sqlite.Database(options.file);
       // This process owns the file (see file-owner.ts): hold SQLite's lock for the whole session.
       db.exec('PRAGMA locking_mode = EXCLUSIVE');
-      // A write-ahead log needs one sync per commit where the rollback journal needs three (about
-      // 4 ms a write instead of 27 on this project's test machine). The exclusive lock above lets it
-      // work without shared memory, which this SQLite build lacks. SQLite does not sync the log at
-      // commit: WalSync does, off the event loop, before a write is acknowledged (wal-sync.ts).
+      // A write-ahead log syncs once per commit where the rollback journal syncs three times: about
+      // 4 ms a write instead of 27 on this project's test machine, still on disk before it returns.
+      // The exclusive lock above lets it work without shared memory, which this SQLite build lacks.
       db.exec('PRAGMA journal_mode = WAL');
-      db.exec('PRAGMA synchronous = NORMAL');
       migrate(db);
       checkEncryptionKey(db, sealer);
-      let walSync: WalSync | undefined;
-      if (options.file !== ':memory:') {
-        // SQLite made the log with the pragma above.
-        walSync = new WalSync(`${options.file}-wal`, options.syncFile);
-        // What opening wrote (a migration, the key check) is on disk before the store serves.
-        walSync.syncNow();
-      }
-      return new EmbeddedStore(db, sealer, retention, release, options.file === ':memory:' ? '' : dirname(resolve(options.file)), walSync);
+      return new EmbeddedStore(db, sealer, retention, release, options.file === ':memory:' ? '' : dirname(resolve(options.file)));
     } catch (err) {
       if (db?.isOpen) db.close();
       release();
@@ -108,21 +94,14 @@ export class EmbeddedStore {
     }
   }
 
-  /** Resolves once every write so far is on disk; a failed sync rejects it and every write after. */
-  durable(): Promise<void> {
-    return this.walSync?.durable() ?? Promise.resolve();
-  }
-
   get currentVersion(): string {
     return String(this.version);
   }
 
-  /** After the writes made so far are on disk. */
-  async close(): Promise<void> {
+  close(): void {
     if (this.closed) return;
     this.closed = true;
     this.hub.closeAll();
-    await this.walSync?.close();
     this.db.close();
     this.release();
   }

@@ -105,6 +105,9 @@ describe('warm pools (embedded, real Chromium)', function () {
       assert.ok(ready.includes(podName), `invocation ${i} ran on ${podName}, not on one of the ready members ${ready.join(', ')}`);
       assert.ok(!served.has(podName), `member ${podName} served a second invocation`);
       served.add(podName);
+      const said = podLogRecords(svc, podName).map((record) => record.msg);
+      const [warmed, readied, unpacked] = ['artifact extraction warmed up', 'pool member ready; waiting to be claimed', 'artifact unpacked'].map((msg) => said.indexOf(msg));
+      assert.ok(warmed >= 0 && warmed < readied && readied < unpacked, `the member unpacked an archive of its own before it was ready: ${JSON.stringify(said)}`);
       await waitFor(`member ${podName} to be gone after its invocation`, async () => ((await pods().get('default', podName)) ? undefined : true));
     }
     const refilled = await readyMembers('default', 2);

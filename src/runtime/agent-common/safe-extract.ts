@@ -4,7 +4,8 @@
 // written; after extraction every link is checked again by its real path, and set-id bits are dropped.
 import { linkSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
-import { Parser, type ReadEntry } from 'tar';
+import { gzipSync } from 'node:zlib';
+import { Header, Parser, type ReadEntry } from 'tar';
 import { ArchiveProblem, checkProjectArchive, type ArchiveSummary } from '../../domain/project-archive/archive-check.js';
 
 export type { ArchiveSummary };
@@ -36,6 +37,25 @@ export async function extractArchive(archive: Buffer, targetDir: string, limits:
     throw invalid(escaping);
   }
   return summary;
+}
+
+/**
+ * Extracts a one-file archive made here into `scratchDir`, then removes it: a pool member runs the
+ * extraction's code once before it is claimed, so its artifact's unpacking does not run that code
+ * for the first time (7–12 ms in a new process, against 2–3.5 once it has run).
+ */
+export async function warmUpExtraction(scratchDir: string, limits: ArchiveLimits): Promise<void> {
+  const body = Buffer.from('export {};\n');
+  const header = new Header({ path: 'warm-up.mjs', mode: 0o644, size: body.length, type: 'File', mtime: new Date(0) });
+  header.encode();
+  const padding = Buffer.alloc((512 - (body.length % 512)) % 512);
+  // Two zero blocks end a tar.
+  const archive = gzipSync(Buffer.concat([header.block!, body, padding, Buffer.alloc(1024)]));
+  try {
+    await extractArchive(archive, scratchDir, limits);
+  } finally {
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
 }
 
 /** `./a//b/` → `a/b`; the project folder itself → ''. */

@@ -27,7 +27,7 @@ import type { ControlPlaneClient } from '../agent-common/control-plane-client.js
 import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
 import { failed, type InvocationOutcome, type InvocationReport } from './invocation-report.js';
 import { ARTIFACT_LIMITS, INVOCATION_LIMITS } from './limits.js';
-import { extractArchive } from '../agent-common/safe-extract.js';
+import { extractArchive, warmUpExtraction } from '../agent-common/safe-extract.js';
 import { ARTIFACT_MAIN } from '../../build/artifact.js';
 import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
@@ -39,6 +39,8 @@ import { settledWithin } from '../agent-common/settled-within.js';
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
 const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
+/** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
+const EXTRACTION_WARM_UP_DIR = 'extraction-warm-up';
 /** How long a session's end waits on the browser for each step of the recording's end (unpainted pages' frames, the recorder's socket closing). */
 const RECORDER_CLOSE_WAIT_MS = 1000;
 
@@ -148,8 +150,10 @@ export class InvocationRun {
     browserTold.catch(() => undefined);
     const packagesLoaded = userProcess.then((started) => started.loaded);
     this.#failOnRejection(packagesLoaded, 'could not start the function process');
+    // Once its browser is up, unless its artifact came first (claimed while it starts).
+    const extractionWarmed = this.settings.poolMember ? browser.then(() => (input ? undefined : this.#warmUpExtraction())) : undefined;
     // Ready to be claimed: the pages already open are recorded too.
-    const ready = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded]).then(() => undefined);
+    const ready = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed]).then(() => undefined);
     ready.catch(() => undefined);
     return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, setInput: (value) => (input = value) };
   }
@@ -232,6 +236,17 @@ export class InvocationRun {
     const artifact = await this.control.downloadArtifact(file, artifactSha256);
     this.log.info({ size: artifact.size, sha256: artifact.sha256 }, 'artifact downloaded and verified');
     return readFileSync(file);
+  }
+
+  /** A pool member's first unpacking would run cold code: it unpacks an archive of its own ahead. */
+  async #warmUpExtraction(): Promise<void> {
+    const started = performance.now();
+    try {
+      await warmUpExtraction(join(this.settings.podDir, EXTRACTION_WARM_UP_DIR), ARTIFACT_LIMITS);
+      this.log.info({ ms: Math.round(performance.now() - started) }, 'artifact extraction warmed up');
+    } catch (err) {
+      this.log.warn({ err }, 'could not warm up the artifact extraction');
+    }
   }
 
   /** The build's tar.gz, unpacked with the same checks as an upload (no links leading out, size caps). */

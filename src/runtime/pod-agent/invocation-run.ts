@@ -150,7 +150,7 @@ export class InvocationRun {
     browserTold.catch(() => undefined);
     const packagesLoaded = userProcess.then((started) => started.loaded);
     this.#failOnRejection(packagesLoaded, 'could not start the function process');
-    // Once its browser is up, unless its artifact came first (claimed while it starts).
+    // Once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
     const extractionWarmed = this.settings.poolMember ? browser.then(() => (input ? undefined : this.#warmUpExtraction())) : undefined;
     // Ready to be claimed: the pages already open are recorded too.
     const ready = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed]).then(() => undefined);

@@ -221,6 +221,29 @@ console.log(JSON.stringify('done'));
     assert.equal(printed, 'loaded');
   });
 
+  // The bundle's import and the loader's own loads (its preload, the protocol cache, the warm-up)
+  // must meet one instance of the package, fully loaded, whichever instruction comes first.
+  const INSTANCE_BUNDLE = `import CDP from 'chrome-remote-interface';
+import { createRequire } from 'node:module';
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => file.endsWith('/chrome-remote-interface/index.js'));
+console.log(JSON.stringify({ type: typeof CDP, protocol: CDP.Protocol.name, instances: loaded.length }));
+`;
+  for (const preload of [[], ['chrome-remote-interface']]) {
+    for (const order of ['browser first', 'bundle first'] as const) {
+      it(`the bundle's import gets the one instance the loader loaded (${preload.length ? 'pool member' : 'cold pod'}, ${order})`, async () => {
+        const { printed } = await runLoader(INSTANCE_BUNDLE, (codeDir) => {
+          const told: LoaderInstruction[] = [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }];
+          return order === 'browser first' ? told : told.reverse();
+        }, preload);
+        const { type, protocol, instances } = printed as { type: string; protocol: string; instances: number };
+        assert.deepEqual({ type, instances }, { type: 'function', instances: 1 });
+        // Told the browser first, the loader answers from its copy before the bundle runs; told the
+        // bundle first, the bundle's top level may run before the loader hears of the browser.
+        if (order === 'browser first') assert.equal(protocol, 'cachedProtocol');
+      });
+    }
+  }
+
   it('a bundle that does not import it costs the browser nothing', async () => {
     const { printed, commandsWhenReady } = await runLoader("console.log(JSON.stringify('no client'));\n", (codeDir) => [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }]);
     assert.equal(printed, 'no client');

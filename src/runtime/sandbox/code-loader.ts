@@ -92,12 +92,10 @@ async function warmUpDevtools(wsEndpoint: string): Promise<void> {
 }
 
 /**
- * The runtime packages the bundle imports, loaded by their resolved files before the bundle. Inside
- * the pod sandbox a bare import from the bundle resolves through the pod's node_modules link without
- * following it (a second instance of the package), and chrome-remote-interface came out of it as an
- * empty object unless `ws`, the WebSocket client it shares with puppeteer-core, was loaded first;
- * why is not known, so `ws` is loaded first too. A bundle that came with installed packages (which
- * may import runtime ones themselves) gets all of them.
+ * The runtime packages the bundle imports, loaded before the bundle from the files its imports
+ * resolve to (through the pod's node_modules link, to the shared runtime modules), so the bundle
+ * finds them loaded; `ws` too (see withWs). A bundle that came with installed packages (which may
+ * import runtime ones themselves) gets all of them.
  */
 function runtimePackagesImportedBy(main: string): string[] {
   if (existsSync(join(dirname(main), 'node_modules'))) return withWs(RUNTIME_PACKAGES);
@@ -110,17 +108,24 @@ function runtimePackagesImportedBy(main: string): string[] {
   return withWs(imported);
 }
 
-/** `ws` is loaded too whenever a runtime package is (see runtimePackagesImportedBy). */
+/**
+ * `ws` is loaded too whenever a runtime package is: chrome-remote-interface and puppeteer-core both
+ * use it, and loaded through CommonJS first it is not lexed for an ES module import.
+ */
 function withWs(names: string[]): string[] {
   return names.length > 0 ? [...names, 'ws'] : [];
 }
 
 async function preload(name: string): Promise<void> {
   try {
-    // `ws` is loaded for chrome-remote-interface, which requires it: through its ES module wrapper,
-    // Node would lex each of its CommonJS files for their exports (about 50 ms of a cold pod's CPU).
-    if (name === 'ws') requireFromCode(name);
-    else await import(pathToFileURL(esmEntry(name) ?? requireFromCode.resolve(name)).href);
+    // A CommonJS package is required, whole, in one synchronous step: the bundle's import then finds
+    // it loaded, and no other load of it (the protocol cache's, the warm-up's) can come while Node's
+    // ES module loader holds it half loaded. Importing it instead would also lex each of its files
+    // for their exports (for `ws`, about 50 ms of a cold pod's CPU). `ws` is loaded for
+    // chrome-remote-interface, which requires it, so its CommonJS entry is the one.
+    const moduleEntry = name === 'ws' ? undefined : esmEntry(name);
+    if (moduleEntry) await import(pathToFileURL(moduleEntry).href);
+    else requireFromCode(name);
   } catch {
     // Not provided here, or not loadable on its own: the bundle's import reports it if it needs it.
   }

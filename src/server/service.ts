@@ -34,6 +34,7 @@ import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { Informer } from '../controller/runtime/informer.js';
 import { NodeAgent } from '../runtime/node-agent/node-agent.js';
+import { CpuUse } from '../runtime/node-agent/cpu-use.js';
 import { ArtifactCache } from '../runtime/node-agent/artifact-cache.js';
 import { openArtifactStore } from '../artifacts/open.js';
 import type { Archive } from '../functions/archived/archive.js';
@@ -107,6 +108,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   let invocationCache: Informer<InvocationObject> | undefined;
   let webhookSender: WebhookSender | undefined;
   let nodeAgent: NodeAgent | undefined;
+  let nodeCpu: CpuUse | undefined;
   let podIsolation: string | undefined;
   let ready = false;
 
@@ -145,6 +147,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     await invocationCache?.stop();
     await webhookSender?.close();
     await nodeAgent?.stop();
+    nodeCpu?.stop();
     await cluster.close();
     await artifacts.close();
   }
@@ -172,6 +175,8 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         onPodOutput: options.onPodOutput,
       });
       await nodeAgent.start();
+      nodeCpu = new CpuUse();
+      if (!nodeCpu.start()) nodeCpu = undefined;
     }
     if (options.controllers) {
       if (!options.api && !settings.controlUrl) {
@@ -193,6 +198,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,
         warmPool: settings.warmPool,
+        nodeCpuBusy: nodeCpu?.busyFraction.bind(nodeCpu),
         webhooks: { settings: webhookSettings, sender: webhookSender },
         retention: {
           archive,

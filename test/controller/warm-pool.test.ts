@@ -13,7 +13,7 @@ import { InvocationReconciler } from '../../src/controller/reconcilers/invocatio
 import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
 import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
-import { CLAIM_START_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
+import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
 import { memoryBytes } from '../../src/schemas/memory-quantity.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type FunctionVersionSpec, type InvocationObject } from '../../src/schemas/resources.js';
@@ -50,7 +50,8 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
   /** One controller replica: its own informers would only lag more, so they share these. */
   const invocationReconciler = (maxConcurrentInvocations = 10) =>
     new InvocationReconciler({ cluster, invocations, pods, pools, templates: TEMPLATES, maxConcurrentInvocations, maxRunningInvocationsPerProject: 0, metrics: new Metrics(), log, requeue: () => {}, clock: () => now });
-  const poolReconciler = (memoryCapBytes = 0) => new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes, clock: () => now, log });
+  const poolReconciler = (memoryCapBytes = 0, nodeCpuBusy?: () => number | undefined) =>
+    new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes, nodeCpuBusy, clock: () => now, log });
 
   async function createPool(spec: Partial<BrowserPoolSpec> = {}, name = 'warm'): Promise<BrowserPoolObject> {
     const pool = await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).create(newObject<BrowserPoolObject>(Kinds.BrowserPool, { name, namespace: NS }, { spec: { minIdle: 2, maxIdle: 4, ...spec } }));
@@ -297,6 +298,30 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     const ready = (await poolStatus()).conditions?.find((c) => c.type === 'Ready');
     assert.equal(ready?.reason, 'NoRoom');
     assert.match(ready?.message ?? '', /BROWSERFN_WARM_POOL_MEMORY_MB/);
+  });
+
+  it('makes members ahead of demand only while the node\'s CPU has some to spare, and one for each invocation that waits all the same', async () => {
+    await createPool({ minIdle: 2, maxIdle: 2, idleSeconds: 0 });
+    let cpuBusy = CPU_BUSY_FRACTION;
+    const reconciler = poolReconciler(0, () => cpuBusy);
+    const held = await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await idleInStore()).length, 0, 'nothing waits, so nothing is started on a busy node');
+    const ready = (await poolStatus()).conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'CpuBusy');
+    assert.match(ready?.message ?? '', /0 of 2 idle member\(s\) ready; the node's CPUs are busy/);
+    assert.equal(held?.requeueAfterMs, CPU_BUSY_RECHECK_MS, 'looks again once the CPU may have freed up');
+
+    await createInvocation();
+    await waitFor('the arrival in the cache', async () => (invocations.list().length === 1 ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('a member for the waiting invocation', async () => (idle().length === 1 ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await idleInStore()).length, 1, 'one member for one waiting invocation, none ahead of demand');
+
+    cpuBusy = CPU_BUSY_FRACTION - 0.01;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    await waitFor('the pool filled', async () => (idle().length === 2 ? true : undefined));
+    assert.equal((await idleInStore()).length, 2);
   });
 
   it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and deletes the member', async () => {

@@ -26,6 +26,14 @@ export const SCALE_DOWN_DELAY_MS = 60_000;
 export const CLAIM_START_MS = 3000;
 /** How often a pool held back by the memory cap looks again. */
 export const CAPPED_RECHECK_MS = 5000;
+/**
+ * A node whose CPUs were this busy over the last second has none to spare for members ahead of
+ * demand: at saturation a member made ahead started beside the one an invocation had just claimed
+ * and slowed it, and the pool's p95 came out worse than no pool's.
+ */
+export const CPU_BUSY_FRACTION = 0.9;
+/** How often a pool held back by a busy CPU looks again. */
+export const CPU_BUSY_RECHECK_MS = 1000;
 /** Pool names become label values (63 characters) and pod name prefixes. */
 export const MAX_POOL_NAME_LENGTH = 54;
 /** What a member reserves when its pool names no memory request. */
@@ -83,6 +91,8 @@ export interface PoolObservation {
   now: number;
   /** How many more idle members all pools together may add (the node's memory cap), or Infinity. */
   room: number;
+  /** The node's CPUs were busy over the last second (`serve` only: Kubernetes schedules by requests). */
+  cpuBusy?: boolean;
 }
 
 export interface PoolPlan {
@@ -96,7 +106,7 @@ export interface PoolPlan {
   recheckAfterMs: number;
 }
 
-export function planPool({ pool, members, invocations, now, room }: PoolObservation): PoolPlan {
+export function planPool({ pool, members, invocations, now, room, cpuBusy = false }: PoolObservation): PoolPlan {
   const problem = specProblem(pool);
   const matching = invocations.filter((inv) => poolsFor(inv, [pool]).length > 0);
   const arrivals = matching.map((inv) => Date.parse(queuedAt(inv))).filter((t) => !Number.isNaN(t));
@@ -139,9 +149,15 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
     }
   }
   const live = ready.length + starting.length;
-  const deferred = waiting === 0 && startingHandlerUntil > now;
-  const create = deferred ? 0 : Math.max(0, Math.min(desired - live, room));
-  if (deferred && desired > live) rechecks.push(startingHandlerUntil - now);
+  // Members beyond those invocations wait for are made ahead of demand, with CPU to spare only: not
+  // while a claimed member starts its handler, nor while the node's CPU is busy.
+  const handlerStarting = waiting === 0 && startingHandlerUntil > now;
+  const wanted = handlerStarting || cpuBusy ? Math.min(desired, waiting) : desired;
+  const create = Math.max(0, Math.min(wanted - live, room));
+  if (desired > Math.max(live, wanted)) {
+    if (handlerStarting) rechecks.push(startingHandlerUntil - now);
+    if (cpuBusy) rechecks.push(CPU_BUSY_RECHECK_MS);
+  }
   if (live > desired) {
     // Starting members go first (nothing waits for them yet), then the oldest ready ones. Above
     // zero, only members past the scale-down delay go, so a burst's extra members are not made and
@@ -154,13 +170,14 @@ export function planPool({ pool, members, invocations, now, room }: PoolObservat
   if (active && idleMs > 0 && desired > 0) rechecks.push(lastActive + idleMs - now);
   for (const t of recent) rechecks.push(t + DEMAND_WINDOW_MS - now);
   // Held back by the memory cap: room may free up in another pool, which does not tell this one.
-  if (!deferred && create < desired - live) rechecks.push(CAPPED_RECHECK_MS);
+  const capped = create < wanted - live;
+  if (capped) rechecks.push(CAPPED_RECHECK_MS);
 
   return {
     create,
     remove,
     status: { ready: ready.length, starting: starting.length, claimed, desired, lastActiveTime: isoAt(lastActive) },
-    ready: readiness(problem, desired, ready.length, !deferred && create < desired - live),
+    ready: readiness(problem, desired, ready.length, capped ? 'memory' : cpuBusy && desired > Math.max(live, wanted) ? 'cpu' : undefined),
     recheckAfterMs: Math.max(1000, Math.min(60_000, ...rechecks.filter((ms) => ms > 0))),
   };
 }
@@ -174,11 +191,12 @@ export function memberStartMs(members: PodObject[]): number {
   return took.length > 0 ? took[Math.floor(took.length / 2)] : DEFAULT_MEMBER_START_MS;
 }
 
-function readiness(problem: string | undefined, desired: number, ready: number, capped: boolean): PoolPlan['ready'] {
+function readiness(problem: string | undefined, desired: number, ready: number, heldBackBy: 'memory' | 'cpu' | undefined): PoolPlan['ready'] {
   if (problem) return { status: 'False', reason: 'InvalidSpec', message: problem };
   if (desired === 0) return { status: 'True', reason: 'ScaledToZero', message: 'No idle members wanted: invocations start cold until one arrives' };
   if (ready >= desired) return { status: 'True', reason: 'Ready', message: `${ready} idle member(s) ready` };
-  if (capped) return { status: 'False', reason: 'NoRoom', message: `${ready} of ${desired} idle member(s) ready; the node's warm pool memory cap (BROWSERFN_WARM_POOL_MEMORY_MB) allows no more` };
+  if (heldBackBy === 'memory') return { status: 'False', reason: 'NoRoom', message: `${ready} of ${desired} idle member(s) ready; the node's warm pool memory cap (BROWSERFN_WARM_POOL_MEMORY_MB) allows no more` };
+  if (heldBackBy === 'cpu') return { status: 'False', reason: 'CpuBusy', message: `${ready} of ${desired} idle member(s) ready; the node's CPUs are busy, so members are made only for invocations that wait until some are free` };
   return { status: 'False', reason: 'Starting', message: `${ready} of ${desired} idle member(s) ready` };
 }
 

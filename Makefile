@@ -11,11 +11,10 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 deps: $(NODE_MODULES_STAMP)
 	@bash scripts/ensure-system-deps.sh
 
-# tsc, then the pod agent as one file (scripts/bundle-pod-agent.ts): pods start faster with it.
+# tsc, then the pod agent as one file (package.json's bundle:pod-agent): pods start faster with it.
 build: deps
 	npx tsc -b
-	@npx esbuild scripts/bundle-pod-agent.ts --bundle --platform=node --format=esm --packages=external --outfile=dist/scripts/bundle-pod-agent.mjs --log-level=warning
-	@node dist/scripts/bundle-pod-agent.mjs
+	@npm run --silent bundle:pod-agent
 
 # `browserfn serve` with the embedded store; ARGS="--port 8080" passes flags through.
 run: build

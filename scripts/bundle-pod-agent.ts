@@ -1,8 +1,7 @@
 // Bundles the pod agent that tsc built (dist/src/runtime/pod-agent/main.js) into one file beside
 // it, with the list of the files it was made from: the node agent runs it while none of them
-// has changed since (src/runtime/node-agent/agent-mains.ts). `make build` runs this after tsc.
-// Run: npx esbuild scripts/bundle-pod-agent.ts --bundle --platform=node --format=esm --packages=external \
-//        --outfile=dist/scripts/bundle-pod-agent.mjs && node dist/scripts/bundle-pod-agent.mjs
+// has changed since (src/runtime/node-agent/agent-mains.ts). `make build` and the image run it
+// after tsc, as package.json's bundle:pod-agent (which builds this script first).
 import { build } from 'esbuild';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';

@@ -149,8 +149,8 @@ export function planPool({ pool, members, invocations, now, room, cpuBusy = fals
     }
   }
   const live = ready.length + starting.length;
-  // Members beyond those invocations wait for are made ahead of demand, with CPU to spare only: not
-  // while a claimed member starts its handler, nor while the node's CPU is busy.
+  // Members beyond those invocations wait for are made ahead of demand: none while the node's CPU is
+  // busy, and none at all while a claimed member starts its handler and nothing waits.
   const handlerStarting = waiting === 0 && startingHandlerUntil > now;
   const wanted = handlerStarting || cpuBusy ? Math.min(desired, waiting) : desired;
   const create = Math.max(0, Math.min(wanted - live, room));

@@ -108,10 +108,7 @@ function runtimePackagesImportedBy(main: string): string[] {
   return withWs(imported);
 }
 
-/**
- * `ws` is loaded too whenever a runtime package is: chrome-remote-interface and puppeteer-core both
- * use it, and loaded through CommonJS first it is not lexed for an ES module import.
- */
+/** `ws` is loaded too whenever a runtime package is: chrome-remote-interface and puppeteer-core both use it. */
 function withWs(names: string[]): string[] {
   return names.length > 0 ? [...names, 'ws'] : [];
 }
@@ -120,9 +117,10 @@ async function preload(name: string): Promise<void> {
   try {
     // A CommonJS package is required, whole, in one synchronous step: the bundle's import then finds
     // it loaded, and no other load of it (the protocol cache's, the warm-up's) can come while Node's
-    // ES module loader holds it half loaded. Importing it instead would also lex each of its files
-    // for their exports (for `ws`, about 50 ms of a cold pod's CPU). `ws` is loaded for
-    // chrome-remote-interface, which requires it, so its CommonJS entry is the one.
+    // ES module loader holds it half loaded. Imported, each of its files would also be lexed for
+    // its exports. `ws`, whose `exports` name an ES module wrapper too, is required by its CommonJS
+    // entry, the one chrome-remote-interface requires (its wrapper's import cost a cold pod about
+    // 50 ms of CPU).
     const moduleEntry = name === 'ws' ? undefined : esmEntry(name);
     if (moduleEntry) await import(pathToFileURL(moduleEntry).href);
     else requireFromCode(name);

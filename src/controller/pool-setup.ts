@@ -20,7 +20,7 @@ export interface PoolControllerSettings {
   templates: PodTemplateSettings;
   warmPool: WarmPoolSettings;
   /** The node's CPU use over the last second, where this process runs the pods (`serve`). */
-  nodeCpuBusy?: () => number | undefined;
+  nodeCpuBusyFraction?: () => number | undefined;
   clock: Clock;
   log: Logger;
   onQueueDepth: (queue: string) => (depth: number) => void;
@@ -33,7 +33,7 @@ export function addPoolControllers(manager: Manager, settings: PoolControllerSet
   const invocations = manager.informerFor<InvocationObject>(Kinds.Invocation);
   const functions = manager.informerFor<FunctionObject>(Kinds.Function);
 
-  const reconciler = new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: settings.templates, memoryCapBytes: settings.warmPool.memoryCapBytes, nodeCpuBusy: settings.nodeCpuBusy, clock: settings.clock, log });
+  const reconciler = new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: settings.templates, memoryCapBytes: settings.warmPool.memoryCapBytes, nodeCpuBusyFraction: settings.nodeCpuBusyFraction, clock: settings.clock, log });
   const poolsOf = (namespace: string | undefined) => pools.list((pool) => pool.metadata.namespace === namespace).map((pool) => ({ namespace, name: pool.metadata.name }));
   manager.add(
     new Controller({ name: 'browser-pool', workers: 2, onQueueDepth: onQueueDepth('browser-pool') }, reconciler, log)

@@ -33,7 +33,7 @@ export interface ControllerSettings {
   retention: Omit<RetentionControllerSettings, 'cluster' | 'log' | 'metrics' | 'onQueueDepth'>;
   warmPool: WarmPoolSettings;
   /** The node's CPU use over the last second, where this process runs the pods (`serve`): pools make members ahead of demand only with CPU to spare. */
-  nodeCpuBusy?: () => number | undefined;
+  nodeCpuBusyFraction?: () => number | undefined;
   webhooks: WebhookControllerSettings;
 }
 
@@ -88,6 +88,6 @@ export function createControllerManager(settings: ControllerSettings): Manager {
   manager.add(invocationController);
   addRetentionControllers(manager, { ...settings.retention, cluster, log, metrics, onQueueDepth: depth });
   addWebhookControllers(manager, { ...settings.webhooks, cluster, clock: settings.retention.clock, log, metrics, onQueueDepth: depth });
-  addPoolControllers(manager, { cluster, templates: settings.templates, warmPool: settings.warmPool, nodeCpuBusy: settings.nodeCpuBusy, clock: settings.retention.clock, log, onQueueDepth: depth });
+  addPoolControllers(manager, { cluster, templates: settings.templates, warmPool: settings.warmPool, nodeCpuBusyFraction: settings.nodeCpuBusyFraction, clock: settings.retention.clock, log, onQueueDepth: depth });
   return manager;
 }

@@ -198,7 +198,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         maxRunningInvocationsPerProject: settings.projectQueue.maxRunning,
         maxConcurrentBuilds: settings.maxConcurrentBuilds,
         warmPool: settings.warmPool,
-        nodeCpuBusy: nodeCpu?.busyFraction.bind(nodeCpu),
+        nodeCpuBusyFraction: nodeCpu?.busyFraction.bind(nodeCpu),
         webhooks: { settings: webhookSettings, sender: webhookSender },
         retention: {
           archive,

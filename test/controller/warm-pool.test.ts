@@ -50,8 +50,8 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
   /** One controller replica: its own informers would only lag more, so they share these. */
   const invocationReconciler = (maxConcurrentInvocations = 10) =>
     new InvocationReconciler({ cluster, invocations, pods, pools, templates: TEMPLATES, maxConcurrentInvocations, maxRunningInvocationsPerProject: 0, metrics: new Metrics(), log, requeue: () => {}, clock: () => now });
-  const poolReconciler = (memoryCapBytes = 0, nodeCpuBusy?: () => number | undefined) =>
-    new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes, nodeCpuBusy, clock: () => now, log });
+  const poolReconciler = (memoryCapBytes = 0, nodeCpuBusyFraction?: () => number | undefined) =>
+    new BrowserPoolReconciler({ cluster, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes, nodeCpuBusyFraction, clock: () => now, log });
 
   async function createPool(spec: Partial<BrowserPoolSpec> = {}, name = 'warm'): Promise<BrowserPoolObject> {
     const pool = await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).create(newObject<BrowserPoolObject>(Kinds.BrowserPool, { name, namespace: NS }, { spec: { minIdle: 2, maxIdle: 4, ...spec } }));

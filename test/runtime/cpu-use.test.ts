@@ -26,7 +26,7 @@ describe('node CPU use', () => {
 
   it('keeps the share of its last interval, and the one before when a reading fails', () => {
     const readings = [stat(100, 0, 900), stat(150, 0, 950), stat(150, 0, 1050), 'unreadable'];
-    const cpu = new CpuUse({ readStat: () => readings.shift() ?? '', quota: undefined });
+    const cpu = new CpuUse({ read: () => readings.shift() ?? '', quota: undefined });
     assert.equal(cpu.start(), true);
     try {
       assert.equal(cpu.busyFraction(), undefined, 'no interval yet');
@@ -43,7 +43,7 @@ describe('node CPU use', () => {
 
   it('says it cannot sample where there is nothing to read', () => {
     const cpu = new CpuUse({
-      readStat: () => {
+      read: () => {
         throw new Error('ENOENT');
       },
       quota: undefined,
@@ -90,8 +90,7 @@ describe('node CPU use', () => {
     const usage = ['usage_usec 1000000\n', 'usage_usec 2900000\n'];
     const clock = [10_000, 11_000];
     const cpu = new CpuUse({
-      readStat: () => stats.shift()!,
-      read: (path) => (path === '/sys/fs/cgroup/c/cpu.stat' ? usage.shift()! : files({})(path)),
+      read: (path) => (path === '/proc/stat' ? stats.shift()! : path === '/sys/fs/cgroup/c/cpu.stat' ? usage.shift()! : files({})(path)),
       quota: { cpus: 2, dir: '/sys/fs/cgroup/c' },
       nowMs: () => clock.shift()!,
     });

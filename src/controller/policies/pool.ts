@@ -91,8 +91,8 @@ export interface PoolObservation {
   now: number;
   /** How many more idle members all pools together may add (the node's memory cap), or Infinity. */
   room: number;
-  /** The node's CPUs were busy over the last second (`serve` only: Kubernetes schedules by requests). */
-  cpuBusy?: boolean;
+  /** The share of the node's CPU time that was busy over the last second (`serve` only: Kubernetes schedules by requests). */
+  cpuBusyFraction?: number;
 }
 
 export interface PoolPlan {
@@ -106,8 +106,9 @@ export interface PoolPlan {
   recheckAfterMs: number;
 }
 
-export function planPool({ pool, members, invocations, now, room, cpuBusy = false }: PoolObservation): PoolPlan {
+export function planPool({ pool, members, invocations, now, room, cpuBusyFraction = 0 }: PoolObservation): PoolPlan {
   const problem = specProblem(pool);
+  const cpuBusy = cpuBusyFraction >= CPU_BUSY_FRACTION;
   const matching = invocations.filter((inv) => poolsFor(inv, [pool]).length > 0);
   const arrivals = matching.map((inv) => Date.parse(queuedAt(inv))).filter((t) => !Number.isNaN(t));
   const lastActive = Math.max(Date.parse(pool.status?.lastActiveTime ?? '') || 0, Date.parse(pool.metadata.creationTimestamp ?? '') || 0, ...arrivals);

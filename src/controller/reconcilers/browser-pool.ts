@@ -10,7 +10,7 @@ import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import type { Clock } from '../runtime/clock.js';
 import { setCondition } from '../conditions.js';
-import { CPU_BUSY_FRACTION, memberMemoryBytes, planPool, roomUnderCap, type PoolPlan } from '../policies/pool.js';
+import { memberMemoryBytes, planPool, roomUnderCap, type PoolPlan } from '../policies/pool.js';
 import { isIdleMember, poolMemberPod } from '../pods/pool-member.js';
 import { createPodWithToken } from '../pods/token-secret.js';
 import type { PodTemplateSettings } from '../pods/templates.js';
@@ -24,7 +24,7 @@ export interface BrowserPoolReconcilerDeps {
   /** Memory all idle members on the node may reserve (0: no cap of ours). */
   memoryCapBytes: number;
   /** The share of the node's CPU time that was busy over the last second, where the pods run on this process's node (`serve`). */
-  nodeCpuBusy?: () => number | undefined;
+  nodeCpuBusyFraction?: () => number | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -55,7 +55,7 @@ export class BrowserPoolReconciler implements Reconciler {
       invocations: this.deps.invocations.list((inv) => inv.metadata.namespace === namespace),
       now,
       room: roomUnderCap(this.deps.memoryCapBytes, pool, this.idleMemberBytes()),
-      cpuBusy: (this.deps.nodeCpuBusy?.() ?? 0) >= CPU_BUSY_FRACTION,
+      cpuBusyFraction: this.deps.nodeCpuBusyFraction?.(),
     });
     for (const { pod, why } of plan.remove) {
       log.info({ pool: name, namespace, member: pod.metadata.name, why }, 'removing a pool member');

@@ -89,8 +89,7 @@ interface Reading {
 }
 
 export interface CpuUseSources {
-  readStat: () => string;
-  /** Reads a file (the quota's `cpu.stat`). */
+  /** Reads a file (/proc/stat, the quota's `cpu.stat`). */
   read: (path: string) => string;
   quota?: CpuQuota;
   nowMs: () => number;
@@ -105,12 +104,7 @@ export class CpuUse {
 
   constructor(sources: Partial<CpuUseSources> = {}) {
     const read = sources.read ?? ((path: string) => readFileSync(path, 'utf8'));
-    this.#sources = { readStat: () => read('/proc/stat'), read, quota: ownCpuQuota(read), nowMs: () => performance.now(), ...sources };
-  }
-
-  /** The quota it measures against besides the machine, if any. */
-  get quota(): CpuQuota | undefined {
-    return this.#sources.quota;
+    this.#sources = { read, nowMs: () => performance.now(), ...sources, quota: 'quota' in sources ? sources.quota : ownCpuQuota(read) };
   }
 
   /** False where there is no /proc/stat to read (not Linux): nothing is sampled then. */
@@ -148,7 +142,7 @@ export class CpuUse {
   #read(): Reading | undefined {
     let machine: CpuTimes | undefined;
     try {
-      machine = parseCpuTimes(this.#sources.readStat());
+      machine = parseCpuTimes(this.#sources.read('/proc/stat'));
     } catch {
       return undefined;
     }

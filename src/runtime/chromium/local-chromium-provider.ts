@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, describeExit } from '../sandbox/process-group.js';
 import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
+import { ChromiumStderr } from './chromium-stderr.js';
 
 export interface LocalChromiumOptions {
   executablePath: string;
@@ -13,8 +14,6 @@ export interface LocalChromiumOptions {
   sandbox?: boolean;
 }
 
-const DEVTOOLS_LINE = /DevTools listening on (ws:\/\/\S+)/;
-const STDERR_TAIL_CHARS = 4096;
 
 /**
  * Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar.
@@ -64,8 +63,8 @@ export class LocalChromiumProvider implements BrowserProvider {
 
     try {
       const wsEndpoint = await new Promise<string>((resolve, reject) => {
-        let stderrTail = '';
-        const fail = (reason: string) => reject(new Error(`Chromium (${this.options.executablePath}) ${reason}; stderr: ${stderrTail.trim().slice(-1000) || '(empty)'}`));
+        const stderr = new ChromiumStderr();
+        const fail = (reason: string) => reject(new Error(`Chromium (${this.options.executablePath}) ${reason}; stderr: ${stderr.tail()}`));
         const timer = setTimeout(() => fail(`printed no DevTools endpoint within ${this.launchTimeoutMs()} ms`), this.launchTimeoutMs());
         const onAbort = () => fail('launch aborted');
         request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -74,12 +73,11 @@ export class LocalChromiumProvider implements BrowserProvider {
         child.stderr?.setEncoding('utf8');
         // Keep reading stderr for the browser's whole life: a full pipe would block Chromium.
         child.stderr?.on('data', (chunk: string) => {
-          stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
-          const match = DEVTOOLS_LINE.exec(stderrTail);
-          if (match) {
+          const endpoint = stderr.push(chunk);
+          if (endpoint) {
             clearTimeout(timer);
             request.signal?.removeEventListener('abort', onAbort);
-            resolve(match[1]);
+            resolve(endpoint);
           }
         });
       });

@@ -3,7 +3,7 @@
 // member whose browser dies is replaced and never handed out, a launch no pool has starts cold,
 // pools scale to zero and back, a member claimed while it starts gets its invocation at once, and a
 // claimed member that never reports fails its invocation with INTERNAL_ERROR at the deadline while
-// the pool recovers.
+// the pool recovers; a member that tries Playwright and Puppeteer out hands over a page neither met.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
@@ -38,6 +38,32 @@ defineFn('playwright-width', async (ctx) => {
   const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
   try {
     return await browser.contexts()[0].pages()[0].evaluate(() => window.outerWidth);
+  } finally {
+    await browser.close();
+  }
+});
+`;
+
+// What the handler's browser looks like to Playwright after its member tried Playwright and
+// Puppeteer out: how many contexts and pages, and the first page's id, history and worlds.
+const DRIVERS_FN = `
+import { defineFn } from 'browserfn';
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+defineFn('first-page', async (ctx) => {
+  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
+  try {
+    const contexts = browser.contexts();
+    const pages = contexts[0].pages();
+    const cdp = await contexts[0].newCDPSession(pages[0]);
+    const worlds: string[] = [];
+    cdp.on('Runtime.executionContextCreated', ({ context }) => worlds.push(context.name));
+    await cdp.send('Runtime.enable');
+    const worldsBefore = [...worlds];
+    const { targetInfo } = await cdp.send('Target.getTargetInfo');
+    const history = await pages[0].evaluate(() => window.history.length);
+    await pages[0].goto('data:text/html,<title>first</title><p>first page</p>');
+    return { contexts: contexts.length, pages: pages.length, history, worlds: worldsBefore, pageId: targetInfo.targetId, puppeteer: typeof puppeteer.connect };
   } finally {
     await browser.close();
   }
@@ -219,6 +245,35 @@ describe('warm pools (embedded, real Chromium)', function () {
       JSON.stringify((await pools().get('default', 'default'))?.spec.preload) === JSON.stringify(['chrome-remote-interface', 'playwright-core']) ? true : undefined,
     );
     await pools().delete('default', 'cri-only');
+  });
+
+  it('tries Playwright and Puppeteer out in a member, and hands the handler a page no client has met, recorded alone', async () => {
+    const build = await publish(svc, writeProject({ 'index.ts': DRIVERS_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const launch = { viewport: { width: 1222, height: 777 } };
+    await createPool('drivers', { minIdle: 1, maxIdle: 1, preload: ['playwright-core', 'puppeteer-core'], launch });
+    const [member] = await readyMembers('drivers', 1);
+    const warmedUp = podLogRecords(svc, member).find((record) => record.msg === 'function process warmed up its clients');
+    assert.deepEqual(warmedUp?.warmedUp, ['playwright-core', 'puppeteer-core'], 'both were tried before the member was ready');
+    const res = await svc.request('POST', `/v1/functions/${build.builtFunctions![0].id}/invoke`, { sessionCreateParams: { browserSettings: launch } });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const done = await waitInvocation(svc, res.body.id as string);
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+    assert.equal(await podOf(res.body.id as string), member, 'it ran on the member');
+    const seen = done.results as { contexts: number; pages: number; history: number; worlds: string[]; pageId: string };
+    assert.equal(seen.contexts, 1, 'no context of the warm-up is left');
+    assert.equal(seen.pages, 1, JSON.stringify(seen));
+    assert.equal(seen.history, 1);
+    assert.equal(seen.worlds.filter((name) => name.startsWith('__playwright_utility_world')).length, 1, `only the handler's own Playwright world: ${JSON.stringify(seen.worlds)}`);
+    const { body: sessionLogs } = await svc.request('GET', `/v1/sessions/${done.sessionId}/logs`);
+    const loggedPages = new Set((sessionLogs as { pageId?: string }[]).map((entry) => entry.pageId).filter((id) => id !== undefined));
+    assert.deepEqual([...loggedPages], [seen.pageId], 'the session logged the handler\'s page alone');
+    const { body: replays } = await svc.request('GET', `/v1/sessions/${done.sessionId}/replays`);
+    assert.deepEqual((replays as { pages: { pageId: string }[] }).pages.map((page) => page.pageId), [seen.pageId], 'the session recorded the handler\'s page alone');
+    const { body: events } = await svc.request('GET', `/v1/sessions/${done.sessionId}/recording`);
+    assert.ok(events.length > 0);
+    assert.deepEqual([...new Set((events as { pageId?: string }[]).map((event) => event.pageId))], [seen.pageId], 'its rrweb events are of that page alone');
+    await pools().delete('default', 'drivers');
   });
 });
 

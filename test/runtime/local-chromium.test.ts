@@ -1,6 +1,7 @@
 // The browser a pod gets: a fresh Chromium whose first page is ready, and nothing else of the
 // desktop browser's UI running beside it (the omnibox popup's WebUI renderer cost about 1.4 s of
-// CPU in the second after every start, competing with the invocation it was started for).
+// CPU in the second after every start, competing with the invocation it was started for), and
+// nothing over its first page that other pages lack.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,31 @@ describe('a pod browser (local Chromium)', function () {
         assert.deepEqual(after.filter((t) => t.type !== 'page').map((t) => `${t.type} ${t.url}`), []);
         const { processInfo } = (await client.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string }[] };
         assert.ok(processInfo.filter((p) => p.type === 'renderer').length <= 2, JSON.stringify(processInfo));
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await browser.release();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives its first page the viewport of any page opened later: no infobar over the first one', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+    const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir, viewport: { width: 1024, height: 700 } });
+    try {
+      const client = await CDP({ target: browser.wsEndpoint });
+      try {
+        const viewportOf = async (targetId: string) => {
+          const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
+          const evaluated = (await client.send('Runtime.evaluate', { expression: '[innerWidth, innerHeight]', returnByValue: true }, sessionId)) as { result: { value: number[] } };
+          return evaluated.result.value;
+        };
+        const first = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
+        const firstViewport = await viewportOf(first.targetId);
+        const { targetId: opened } = await client.Target.createTarget({ url: 'about:blank' });
+        assert.equal(firstViewport[0], 1024);
+        assert.deepEqual(firstViewport, await viewportOf(opened));
       } finally {
         await client.close();
       }

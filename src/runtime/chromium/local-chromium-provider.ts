@@ -32,6 +32,9 @@ export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest
     '--disable-sync',
     '--disable-dev-shm-usage',
     '--mute-audio',
+    // No infobar: without Chromium's sandbox the first window shows one ("unsupported command-line
+    // flag"), 56 px off its first page's viewport that no other page lacks. ChromeDriver sets it too.
+    '--test-type',
     // Headless still builds the omnibox popup's WebUI in a renderer of its own: about 1.4 s of CPU
     // in the second after start (Chromium 156), competing with the first invocation, for a window
     // nobody sees. No page can tell. Names a Chromium does not know are ignored.

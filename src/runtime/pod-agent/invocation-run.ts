@@ -33,11 +33,11 @@ import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './r
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
 import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
-import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
+import { isRuntimePackage, RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 import { settledWithin } from '../agent-common/settled-within.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
-const CODE_LOADER_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/devtools-protocol-cache.js', import.meta.url));
+const CODE_LOADER_SUPPORT_PATHS = ['devtools-protocol-cache.js', 'page-driver-warm-up.js'].map((file) => fileURLToPath(new URL(`../sandbox/${file}`, import.meta.url)));
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
 const EXTRACTION_WARM_UP_DIR = 'extraction-warm-up';
@@ -129,9 +129,7 @@ export class InvocationRun {
     for (const dir of [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
     // The viewport comes with the pod spec, so the browser starts at once.
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
-    const recorder = browser.then((leased) => this.#startRecorder(leased));
     this.#failOnRejection(browser, 'could not start the browser');
-    this.#failOnRejection(recorder, 'could not start recording the browser session');
     let input: Promise<InvocationInput> | undefined;
     const api = new RuntimeApiServer(
       {
@@ -150,6 +148,11 @@ export class InvocationRun {
     browserTold.catch(() => undefined);
     const packagesLoaded = userProcess.then((started) => started.loaded);
     this.#failOnRejection(packagesLoaded, 'could not start the function process');
+    // A pool member's code loader tries its browser clients out in the browser before it says it is
+    // ready (sandbox/page-driver-warm-up.ts): the recording starts after, so none of that is in it.
+    const recorded: Promise<LeasedBrowser> = this.settings.poolMember ? Promise.all([browser, packagesLoaded]).then(([leased]) => leased) : browser;
+    const recorder: Promise<SessionRecorder> = recorded.then((leased) => this.#startRecorder(leased));
+    this.#failOnRejection(recorder, 'could not start recording the browser session');
     // Once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
     const extractionWarmed = this.settings.poolMember ? browser.then(() => (input ? undefined : this.#warmUpExtraction())) : undefined;
     // Ready to be claimed: the pages already open are recorded too.
@@ -271,7 +274,7 @@ export class InvocationRun {
       writable: [layout.appDir, layout.homeDir, layout.tmpDir],
       homeDir: layout.homeDir,
       tmpDir: layout.tmpDir,
-      readable: [CODE_LOADER_SUPPORT_PATH, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
+      readable: [...CODE_LOADER_SUPPORT_PATHS, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
       env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
       agentEnv: this.agentEnv,
       stdin: true,
@@ -280,7 +283,14 @@ export class InvocationRun {
     this.log.info({ userPid: user.pid, permissionModel: user.permissionModel }, 'function process started');
     let loaderReady!: () => void;
     const loaded = new Promise<void>((resolve) => (loaderReady = resolve));
-    this.#userOutput = captureProcessOutput(user.streams, this.#logs, { onRecord: (record) => record.type === LOADER_READY_RECORD && loaderReady() });
+    this.#userOutput = captureProcessOutput(user.streams, this.#logs, {
+      onRecord: (record) => {
+        if (record.type !== LOADER_READY_RECORD) return;
+        // Written by the user's process: only names this agent knows reach its log.
+        if (Array.isArray(record.warmedUp)) this.log.info({ warmedUp: record.warmedUp.filter(isRuntimePackage) }, 'function process warmed up its clients');
+        loaderReady();
+      },
+    });
     void user.exited.then((status) => this.#onUserExit(status));
     return { loaded };
   }

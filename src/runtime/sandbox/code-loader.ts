@@ -5,7 +5,8 @@
 // its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
 // and a pool member warms up before it says it is ready, unless its bundle came first: its HTTP
-// clients, and when it preloads that client a few connects of its own (devtools-protocol-cache.ts).
+// clients, and the browser clients it preloads: a few connects of chrome-remote-interface's
+// (devtools-protocol-cache.ts), a page of Playwright's and Puppeteer's (page-driver-warm-up.ts).
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './channel.js';
 import { serveDevtoolsProtocolFromCache, warmUpDevtoolsClient } from './devtools-protocol-cache.js';
+import { isPageDriver, warmUpPageDrivers, type PageDriver } from './page-driver-warm-up.js';
 
 const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
 if (!codeDir || runtimePackagesArg === undefined) throw new Error('code-loader: the code directory and the runtime packages are required');
@@ -52,7 +54,7 @@ instructions.on('line', (line) => {
   cacheDevtoolsProtocol();
   if (!poolMember) return;
   if (bundleImports) announceReady();
-  else void Promise.all([warmHttpClients(), warmsUpDevtoolsClient && warmUpDevtools(browserEndpoint)]).then(announceReady);
+  else void Promise.all([warmHttpClients(), warmUpBrowserClients(browserEndpoint)]).then(([, warmedUp]) => announceReady(warmedUp));
 });
 instructions.once('close', () => process.stdin.destroy());
 
@@ -64,9 +66,10 @@ async function loadBundle(bundlePath: string): Promise<void> {
   await import(pathToFileURL(bundlePath).href);
 }
 
-function announceReady(): void {
+/** `warmedUp`: the browser clients a pool member tried out in its browser (the agent logs them). */
+function announceReady(warmedUp?: string[]): void {
   try {
-    writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD })}\n`);
+    writeSync(CHANNEL_FD, `${JSON.stringify({ type: LOADER_READY_RECORD, ...(warmedUp ? { warmedUp } : {}) })}\n`);
   } catch {
     // started without the agent's channel
   }
@@ -83,11 +86,34 @@ function cacheDevtoolsProtocol(): void {
   }
 }
 
-async function warmUpDevtools(wsEndpoint: string): Promise<void> {
+/** chrome-remote-interface's connects (browser-level, read-only) first, then the page drivers'; the names of those that ran. */
+async function warmUpBrowserClients(wsEndpoint: string): Promise<string[]> {
+  const warmedUp = warmsUpDevtoolsClient && (await warmUpDevtools(wsEndpoint)) ? [DEVTOOLS_CLIENT] : [];
+  const drivers: { name: PageDriver; module: unknown }[] = [];
+  for (const name of preloaded.filter(isPageDriver)) {
+    const module = await loadedModule(name);
+    if (module) drivers.push({ name, module });
+  }
+  return [...warmedUp, ...(await warmUpPageDrivers(drivers, wsEndpoint, () => bundleImports !== undefined))];
+}
+
+/** The module a preloaded ES module package's import gave (Node's cache answers); none when it did not load. */
+async function loadedModule(name: string): Promise<unknown> {
+  try {
+    const moduleEntry = esmEntry(name);
+    return moduleEntry ? await import(pathToFileURL(moduleEntry).href) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function warmUpDevtools(wsEndpoint: string): Promise<boolean> {
   try {
     await warmUpDevtoolsClient(requireFromCode.resolve(DEVTOOLS_CLIENT), wsEndpoint);
+    return true;
   } catch {
     // The client is not provided here, or the browser refused: the handler's connect says so if it matters.
+    return false;
   }
 }
 

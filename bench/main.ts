@@ -7,6 +7,7 @@ import { runArtifactFormatsBench } from './artifact-formats.js';
 import { runArtifactStartBench } from './artifact-start.js';
 import { runLoadBench } from './load.js';
 import { runRecordingBench } from './recording.js';
+import { runStoreBench } from './store.js';
 
 const only = process.argv[2];
 if (!only || only === 'invocations') await runInvocationBench();
@@ -15,5 +16,6 @@ if (!only || only === 'fetch') await runFetchBench();
 if (!only || only === 'artifacts') await runArtifactFormatsBench();
 if (!only || only === 'artifact-start') await runArtifactStartBench();
 if (!only || only === 'recording') await runRecordingBench();
+if (!only || only === 'store') await runStoreBench();
 // Not in the default run: it takes the machine for about half an hour at its default size.
 if (only === 'load') await runLoadBench();

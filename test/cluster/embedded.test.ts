@@ -11,6 +11,7 @@ import sqlite from 'node-sqlite3-wasm';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../src/cluster/objects.js';
 import { ClusterError, GoneError, InvalidError, type ClusterPort, type ResourceClient } from '../../src/cluster/port.js';
+import { parseLabelSelector } from '../../src/cluster/labels.js';
 import { describeClusterConformance } from './conformance.js';
 import { EventCollector } from './watch-collector.js';
 
@@ -264,6 +265,113 @@ describe('embedded cluster store', function () {
     await watch.done;
     assert.equal(calls, 1);
     assert.deepEqual(errors, [failure]);
+  });
+
+  it('property: a label-selector list (through the label index) equals every object filtered by the selector', async function () {
+    type Kind = typeof Kinds.ConfigMap | typeof Kinds.Secret;
+    const labelValue = fc.constantFrom('red', 'blue', 'green');
+    const labels = fc.option(fc.record({ team: labelValue, tier: labelValue }, { requiredKeys: [] }), { nil: undefined });
+    const op = fc.record({
+      kind: fc.constantFrom('configmap', 'secret'),
+      namespace: fc.constantFrom('one', 'two'),
+      name: fc.constantFrom('a', 'b', 'c'),
+      action: fc.constantFrom('put', 'put', 'delete', 'owner-delete'),
+      labels,
+    });
+    const selector = fc.constantFrom('team=red', 'team==blue', 'team in (red,green)', 'team=red,tier=blue', 'tier in (blue),team!=red', 'team notin (red)', 'team', '!tier', 'team=red,!tier', '');
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 25 }), fc.array(selector, { minLength: 1, maxLength: 4 }), async (ops, selectors) => {
+        const memory = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+        try {
+          const owner = await memory.resource(Kinds.ConfigMap).create(configMap('owner', undefined, 'one'));
+          for (const { kind, namespace, name, action, labels: wanted } of ops) {
+            const type: Kind = kind === 'secret' ? Kinds.Secret : Kinds.ConfigMap;
+            const client = memory.resource(type);
+            const existing = await client.get(namespace, name);
+            if (action === 'delete') {
+              if (existing) await client.delete(namespace, name);
+            } else if (existing) {
+              await client.update({ ...existing, metadata: { ...existing.metadata, labels: wanted } });
+            } else {
+              // Some are owned, so the garbage collector removes them with their owner below.
+              const ownerReferences = action === 'owner-delete' && namespace === 'one' ? [ownerReferenceTo(owner)] : undefined;
+              await client.create(newObject(type, { name, namespace, labels: wanted, ownerReferences }, type === Kinds.Secret ? { stringData: { k: name } } : { data: { k: name } }));
+            }
+          }
+          if (ops.some((o) => o.action === 'owner-delete')) await memory.resource(Kinds.ConfigMap).delete('one', 'owner');
+          for (const type of [Kinds.ConfigMap, Kinds.Secret]) {
+            const client = memory.resource(type);
+            for (const namespace of ['one', 'two', undefined]) {
+              const everything = (await client.list(namespace)).items;
+              for (const wanted of selectors) {
+                const matching = parseLabelSelector(wanted);
+                const expected = everything.filter((o) => matching.matches(o.metadata.labels)).map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
+                const listed = (await client.list(namespace, { labelSelector: wanted })).items.map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
+                assert.deepEqual(listed, expected, `${type.kind} in ${namespace ?? 'all namespaces'} with "${wanted}"`);
+              }
+            }
+          }
+        } finally {
+          await memory.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('indexes labels in the file for every kind but Secrets, whose labels stay sealed in their row, and drops them with their object', async function () {
+    const marker = `m${randomBytes(6).toString('hex')}`;
+    const indexedLabels = async () => {
+      await cluster.close();
+      const db = new sqlite.Database(store.file);
+      try {
+        db.exec('PRAGMA locking_mode = EXCLUSIVE');
+        return db.all('SELECT resource, key, value FROM labels ORDER BY resource, value');
+      } finally {
+        db.close();
+        cluster = await openStore(store);
+      }
+    };
+    await cluster.resource(Kinds.ConfigMap).create(configMap('plain', { marker: `${marker}-plain` }));
+    await cluster.resource(Kinds.ConfigMap).create(configMap('doomed', { marker: `${marker}-doomed` }));
+    await cluster.resource(Kinds.Secret).create(newObject(Kinds.Secret, { name: 'sealed', namespace: 'team', labels: { marker: `${marker}-sealed` } }, { stringData: { k: 'v' } }));
+    assert.deepEqual((await cluster.resource(Kinds.Secret).list('team', { labelSelector: `marker=${marker}-sealed` })).items.map((o) => o.metadata.name), ['sealed']);
+    assert.deepEqual(await indexedLabels(), [
+      { resource: 'configmaps', key: 'marker', value: `${marker}-doomed` },
+      { resource: 'configmaps', key: 'marker', value: `${marker}-plain` },
+    ]);
+    await cluster.resource(Kinds.ConfigMap).delete('team', 'doomed');
+    assert.deepEqual(await indexedLabels(), [{ resource: 'configmaps', key: 'marker', value: `${marker}-plain` }]);
+  });
+
+  it('builds the label index when it opens a file of schema version 1', async function () {
+    const configMaps = cluster.resource(Kinds.ConfigMap);
+    await configMaps.create(configMap('red-one', { team: 'red' }));
+    await configMaps.create(configMap('blue-one', { team: 'blue' }));
+    await configMaps.create(configMap('red-two', { team: 'red' }, 'other'));
+    await cluster.close();
+    // What a version 1 file holds: no label table, version 1 in its meta.
+    const db = new sqlite.Database(store.file);
+    try {
+      db.exec('PRAGMA locking_mode = EXCLUSIVE');
+      db.exec("DROP TABLE labels; UPDATE meta SET value = '1' WHERE key = 'schemaVersion'");
+    } finally {
+      db.close();
+    }
+    cluster = await openStore(store);
+    const red = await cluster.resource(Kinds.ConfigMap).list(undefined, { labelSelector: 'team=red' });
+    assert.deepEqual(red.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['other/red-two', 'team/red-one']);
+    await cluster.resource(Kinds.ConfigMap).create(configMap('red-three', { team: 'red' }));
+    assert.equal((await cluster.resource(Kinds.ConfigMap).list('team', { labelSelector: 'team in (red)' })).items.length, 2);
+    await cluster.close();
+    const reopened = new sqlite.Database(store.file);
+    try {
+      reopened.exec('PRAGMA locking_mode = EXCLUSIVE');
+      assert.equal(reopened.get("SELECT value FROM meta WHERE key = 'schemaVersion'")?.value, '2');
+    } finally {
+      reopened.close();
+    }
+    cluster = await openStore(store);
   });
 
   it('property: a label-selector watch folded over its events always equals a fresh list', async function () {

@@ -1,7 +1,7 @@
 // Tables of the embedded store. See docs/store.md for what each column means.
 import type { Database } from 'node-sqlite3-wasm';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -23,6 +23,15 @@ CREATE TABLE IF NOT EXISTS owner_references (
   PRIMARY KEY (owner_uid, dependent_uid)
 );
 CREATE INDEX IF NOT EXISTS owner_references_by_dependent ON owner_references (dependent_uid);
+CREATE TABLE IF NOT EXISTS labels (
+  uid TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (uid, key)
+);
+CREATE INDEX IF NOT EXISTS labels_by_value ON labels (resource, key, value, namespace);
 CREATE TABLE IF NOT EXISTS events (
   resource_version INTEGER PRIMARY KEY,
   type TEXT NOT NULL,
@@ -44,20 +53,37 @@ export function writeMeta(db: Database, key: string, value: string): void {
   db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
 }
 
-/** Creates the tables on first open; refuses files written by a newer schema. */
+/** The resource whose rows are sealed: its labels are not indexed, in clear, beside them. */
+export const SEALED_RESOURCE = 'secrets';
+
+/** Indexes an object's labels (none for a sealed resource); the object's earlier ones must be gone. */
+export function indexLabels(db: Database, uid: string, resource: string, namespace: string, labels: Record<string, string> | undefined): void {
+  if (resource === SEALED_RESOURCE) return;
+  for (const [key, value] of Object.entries(labels ?? {})) {
+    db.run('INSERT INTO labels (uid, resource, namespace, key, value) VALUES (?, ?, ?, ?, ?)', [uid, resource, namespace, key, value]);
+  }
+}
+
+/** Creates the tables on first open and brings an older file up to this schema; refuses files written by a newer one. */
 export function migrate(db: Database): void {
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec(DDL);
     const version = readMeta(db, 'schemaVersion');
     if (version === undefined) {
-      writeMeta(db, 'schemaVersion', String(SCHEMA_VERSION));
       // Starts at 1: a list never reports "0", which a watch reads as "any version".
       writeMeta(db, 'resourceVersion', '1');
       writeMeta(db, 'compactedThrough', '0');
+    } else if (Number(version) === 1) {
+      // Version 2 added the label index: built from the stored objects.
+      for (const row of db.all('SELECT uid, resource, namespace, body FROM objects WHERE resource != ?', [SEALED_RESOURCE])) {
+        const { metadata } = JSON.parse(String(row.body)) as { metadata: { labels?: Record<string, string> } };
+        indexLabels(db, String(row.uid), String(row.resource), String(row.namespace), metadata.labels);
+      }
     } else if (Number(version) !== SCHEMA_VERSION) {
       throw new Error(`store schema version ${version} is not supported by this browserfn (it reads version ${SCHEMA_VERSION})`);
     }
+    writeMeta(db, 'schemaVersion', String(SCHEMA_VERSION));
     db.exec('COMMIT');
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');

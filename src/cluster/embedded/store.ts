@@ -9,11 +9,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, ResourceType } from '../objects.js';
 import type { DeleteOptions, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../port.js';
 import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError, StorageFullError } from '../port.js';
-import { parseLabelSelector } from '../labels.js';
+import { parseLabelSelector, type LabelSelector } from '../labels.js';
 import { admitCreate, admitStatusUpdate, admitUpdate, describeObject, markDeleting, validateNamespace } from './admission.js';
 import { parseFieldSelector } from './field-selector.js';
 import { claimStoreFile } from './file-owner.js';
-import { migrate, readMeta, writeMeta } from './schema.js';
+import { indexLabels, migrate, readMeta, SEALED_RESOURCE, writeMeta } from './schema.js';
 import { Sealer } from './sealing.js';
 import { WatchHub, type StoreEvent, type StoreEventType, type Watcher } from './watch-hub.js';
 
@@ -36,7 +36,6 @@ const MIN_FREE_BYTES = 1024 * 1024;
 /** The resource's storage name, as the API server keys it: plural plus group. */
 export const resourceKey = (type: ResourceType): string => (type.group ? `${type.plural}.${type.group}` : type.plural);
 
-const SEALED_RESOURCE = 'secrets';
 const KEY_CHECK = 'browserfn embedded store key check';
 
 interface Located {
@@ -115,7 +114,7 @@ export class EmbeddedStore {
     this.assertOpen();
     const labels = parseLabelSelector(options.labelSelector);
     const fields = parseFieldSelector(options.fieldSelector);
-    const items = this.rows(type, namespace)
+    const items = this.rows(type, namespace, labels)
       .map((row) => this.decode(row.resource, row.namespace, row.name, row.body))
       .filter((obj) => labels.matches(obj.metadata.labels) && fields.matches(obj));
     return { items, resourceVersion: this.currentVersion };
@@ -239,13 +238,29 @@ export class EmbeddedStore {
     if (this.closed) throw new Error('the embedded cluster store is closed');
   }
 
-  private rows(type: ResourceType, namespace: string | undefined): { resource: string; namespace: string; name: string; body: string }[] {
+  /**
+   * The rows of a kind in namespace/name order (one namespace's, or all). Given a selector that asks
+   * for a label's value (`=`, `==`, `in`), only the rows the label index has for it: the caller still
+   * matches the whole selector. Sealed rows are not in that index and are all read.
+   */
+  private rows(type: ResourceType, namespace: string | undefined, labels?: LabelSelector): { resource: string; namespace: string; name: string; body: string }[] {
     const resource = resourceKey(type);
     const scoped = type.namespaced && !!namespace;
-    const rows = scoped
-      ? this.db.all('SELECT resource, namespace, name, body FROM objects WHERE resource = ? AND namespace = ? ORDER BY name', [resource, namespace])
-      : this.db.all('SELECT resource, namespace, name, body FROM objects WHERE resource = ? ORDER BY namespace, name', [resource]);
-    return rows as { resource: string; namespace: string; name: string; body: string }[];
+    const indexed = resource === SEALED_RESOURCE ? undefined : labels?.requirements.find((req) => req.operator === 'Equals' || req.operator === 'In');
+    const clauses = [`${indexed ? 'l' : 'o'}.resource = ?`];
+    const params: string[] = [resource];
+    if (scoped) {
+      clauses.push(`${indexed ? 'l' : 'o'}.namespace = ?`);
+      params.push(namespace);
+    }
+    let from = 'objects o';
+    if (indexed) {
+      from = 'labels l JOIN objects o ON o.uid = l.uid';
+      clauses.push('l.key = ?', `l.value IN (${indexed.values.map(() => '?').join(', ')})`);
+      params.push(indexed.key, ...indexed.values);
+    }
+    const sql = `SELECT o.resource, o.namespace, o.name, o.body FROM ${from} WHERE ${clauses.join(' AND ')} ORDER BY o.namespace, o.name`;
+    return this.db.all(sql, params) as { resource: string; namespace: string; name: string; body: string }[];
   }
 
   private read(resource: string, namespace: string, name: string): KubeObject | undefined {
@@ -371,6 +386,10 @@ export class EmbeddedStore {
     for (const ref of obj.metadata.ownerReferences ?? []) {
       this.db.run('INSERT OR IGNORE INTO owner_references (owner_uid, dependent_uid) VALUES (?, ?)', [ref.uid, uid]);
     }
+    if (!previous || !isDeepStrictEqual(previous.metadata.labels ?? {}, obj.metadata.labels ?? {})) {
+      this.db.run('DELETE FROM labels WHERE uid = ?', [uid]);
+      indexLabels(this.db, uid, resource, namespace, obj.metadata.labels);
+    }
     this.record(type, resource, obj, json, previous);
     return JSON.parse(json) as KubeObject;
   }
@@ -423,6 +442,7 @@ export class EmbeddedStore {
       tx.version += 1;
       object.metadata.resourceVersion = String(tx.version);
       this.db.run('DELETE FROM objects WHERE uid = ?', [uid]);
+      this.db.run('DELETE FROM labels WHERE uid = ?', [uid]);
       this.db.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
       const json = JSON.stringify(object);
       this.record('DELETED', resource, object, json);

@@ -1,0 +1,79 @@
+// The embedded store's label-selector lists, which the sessions API makes for every request
+// (an invocation found by its session's label): through the label index, against reading and
+// matching every invocation (what a selector with no `=` or `in` still does), in one run.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { openEmbeddedCluster } from '../src/cluster/embedded/index.js';
+import { Kinds, newObject } from '../src/cluster/objects.js';
+import type { ResourceClient } from '../src/cluster/port.js';
+import { Labels, type InvocationObject } from '../src/schemas/resources.js';
+import { percentile } from './invocations.js';
+
+const SIZES = [1000, 7200];
+const LOOKUPS = 50;
+
+/** One hour of finished invocations at 2 per second is 7,200 in the store (BROWSERFN_FINISHED_TTL_SECONDS). */
+export async function runStoreBench(): Promise<void> {
+  console.log('\n== Embedded store: one invocation by its session label (ms per list, p50 / p95) ==');
+  console.log(`${'invocations in the store'.padEnd(28)}${'label index'.padStart(18)}${'every row read'.padStart(18)}`);
+  for (const size of SIZES) {
+    const cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+    try {
+      const invocations = cluster.resource<InvocationObject>(Kinds.Invocation);
+      const sessions: string[] = [];
+      for (let i = 0; i < size; i++) {
+        const sessionId = randomUUID();
+        sessions.push(sessionId);
+        await invocations.create(invocationLike(`inv-${i}`, sessionId));
+      }
+      const timed = async (selector: (sessionId: string) => string): Promise<number[]> => {
+        const times: number[] = [];
+        for (let i = 0; i < LOOKUPS; i++) {
+          const sessionId = sessions[Math.floor((i * size) / LOOKUPS)];
+          const started = performance.now();
+          const { items } = await invocations.list('default', { labelSelector: selector(sessionId) });
+          times.push(performance.now() - started);
+          if (items.length !== 1) throw new Error(`expected one invocation for session ${sessionId}, found ${items.length}`);
+        }
+        return times;
+      };
+      const indexed = await timed((sessionId) => `${Labels.sessionId}=${sessionId}`);
+      const scanned = await timedScan(invocations, sessions, size);
+      const cell = (times: number[]) => `${percentile(times, 50).toFixed(2)} / ${percentile(times, 95).toFixed(2)}`;
+      console.log(`${String(size).padEnd(28)}${cell(indexed).padStart(18)}${cell(scanned).padStart(18)}`);
+    } finally {
+      await cluster.close();
+    }
+  }
+}
+
+/**
+ * The same lookups the way every label list was made before the index: each invocation read and
+ * decoded, then matched (an existence selector cannot use the index, so it reads them all).
+ */
+async function timedScan(invocations: ResourceClient<InvocationObject>, sessions: string[], size: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < LOOKUPS; i++) {
+    const sessionId = sessions[Math.floor((i * size) / LOOKUPS)];
+    const started = performance.now();
+    const { items } = await invocations.list('default', { labelSelector: Labels.sessionId });
+    const found = items.filter((item) => item.metadata.labels?.[Labels.sessionId] === sessionId);
+    times.push(performance.now() - started);
+    if (found.length !== 1) throw new Error(`expected one invocation for session ${sessionId}, found ${found.length}`);
+  }
+  return times;
+}
+
+function invocationLike(name: string, sessionId: string): InvocationObject {
+  const labels = { [Labels.sessionId]: sessionId, [Labels.functionName]: 'bench' };
+  const spec = {
+    functionName: 'bench',
+    functionUid: randomUUID(),
+    versionId: randomUUID(),
+    bundleConfigMap: 'bundle-bench',
+    params: { url: `https://example.com/${'x'.repeat(200)}` },
+    sessionConfig: { browserSettings: { viewport: { width: 1024, height: 768 } } },
+    timeoutSeconds: 60,
+    sessionId,
+  };
+  return newObject<InvocationObject>(Kinds.Invocation, { name, namespace: 'default', labels }, { spec });
+}

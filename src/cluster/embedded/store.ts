@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject, ResourceType } from '../objects.js';
 import type { DeleteOptions, ListOptions, ObjectList, WatchEvent, WatchOptions } from '../port.js';
 import { AlreadyExistsError, ConflictError, GoneError, InvalidError, NotFoundError, StorageFullError } from '../port.js';
-import { parseLabelSelector, type LabelSelector } from '../labels.js';
+import { parseLabelSelector, type LabelSelector, type Requirement } from '../labels.js';
 import { admitCreate, admitStatusUpdate, admitUpdate, describeObject, markDeleting, validateNamespace } from './admission.js';
 import { parseFieldSelector } from './field-selector.js';
 import { claimStoreFile } from './file-owner.js';
@@ -240,24 +240,33 @@ export class EmbeddedStore {
 
   /**
    * The rows of a kind in namespace/name order (one namespace's, or all). Given a selector that asks
-   * for a label's value (`=`, `==`, `in`), only the rows the label index has for it: the caller still
-   * matches the whole selector. Sealed rows are not in that index and are all read.
+   * for label values (`=`, `==`, `in`), only the rows the label index has for all of those, found
+   * from the one with the fewest: the caller still matches the whole selector. Sealed rows are not
+   * in that index and are all read.
    */
   private rows(type: ResourceType, namespace: string | undefined, labels?: LabelSelector): { resource: string; namespace: string; name: string; body: string }[] {
     const resource = resourceKey(type);
-    const scoped = type.namespaced && !!namespace;
-    const indexed = resource === SEALED_RESOURCE ? undefined : labels?.requirements.find((req) => req.operator === 'Equals' || req.operator === 'In');
-    const clauses = [`${indexed ? 'l' : 'o'}.resource = ?`];
+    const valued = resource === SEALED_RESOURCE ? [] : (labels?.requirements ?? []).filter((req) => req.operator === 'Equals' || req.operator === 'In');
+    const placeholders = (values: readonly string[]) => values.map(() => '?').join(', ');
+    const indexedCount = (req: Requirement) =>
+      Number(this.db.get(`SELECT COUNT(*) AS n FROM labels WHERE resource = ? AND key = ? AND value IN (${placeholders(req.values)})`, [resource, req.key, ...req.values])?.n);
+    const [driver, ...others] = valued.length > 1 ? valued.map((req) => ({ req, n: indexedCount(req) })).sort((a, b) => a.n - b.n).map(({ req }) => req) : valued;
+    const clauses = ['o.resource = ?'];
     const params: string[] = [resource];
-    if (scoped) {
-      clauses.push(`${indexed ? 'l' : 'o'}.namespace = ?`);
+    let from = 'objects o';
+    if (driver) {
+      from = 'labels d JOIN objects o ON o.uid = d.uid';
+      clauses.push('d.resource = ?', 'd.key = ?', `d.value IN (${placeholders(driver.values)})`);
+      params.push(resource, driver.key, ...driver.values);
+    }
+    if (type.namespaced && namespace) {
+      // On the index's side when it drives, so its (resource, key, value, namespace) range is what is read.
+      clauses.push(driver ? 'd.namespace = ?' : 'o.namespace = ?');
       params.push(namespace);
     }
-    let from = 'objects o';
-    if (indexed) {
-      from = 'labels l JOIN objects o ON o.uid = l.uid';
-      clauses.push('l.key = ?', `l.value IN (${indexed.values.map(() => '?').join(', ')})`);
-      params.push(indexed.key, ...indexed.values);
+    for (const { key, values } of others) {
+      clauses.push(`EXISTS (SELECT 1 FROM labels x WHERE x.uid = o.uid AND x.key = ? AND x.value IN (${placeholders(values)}))`);
+      params.push(key, ...values);
     }
     const sql = `SELECT o.resource, o.namespace, o.name, o.body FROM ${from} WHERE ${clauses.join(' AND ')} ORDER BY o.namespace, o.name`;
     return this.db.all(sql, params) as { resource: string; namespace: string; name: string; body: string }[];

@@ -10,11 +10,11 @@
 import { request, type IncomingMessage } from 'node:http';
 
 /** The runtime packages this module warms up, by their names. */
-export const PAGE_DRIVERS = ['playwright-core', 'puppeteer-core'] as const;
+const PAGE_DRIVERS = ['playwright-core', 'puppeteer-core'] as const;
 export type PageDriver = (typeof PAGE_DRIVERS)[number];
 export const isPageDriver = (name: string): name is PageDriver => (PAGE_DRIVERS as readonly string[]).includes(name);
 
-/** How long each client may take to connect or answer; a warm-up only saves time, it never waits long. */
+/** How long a connect (and each Puppeteer command) may take: a warm-up only saves time. */
 const WARM_UP_TIMEOUT_MS = 5000;
 
 interface DriverPage {

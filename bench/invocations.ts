@@ -2,7 +2,8 @@
 // CDP-ready (the baseline), cold invocations (pools off), warm invocations (a ready pool member
 // claimed), where the time goes before the handler starts, the handler's CDP round trip to its
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
-// memory one idle pool member holds. Invocations use a handler that evaluates 1+1 in the page. Cold
+// memory one idle pool member holds; warm invocations whose handler uses Playwright or Puppeteer, on
+// members that preloaded them. Invocations use a handler that evaluates 1+1 in the page. Cold
 // and warm invocations are also timed with nothing polling, from the service's own watch of their
 // status: a client polling every 2 ms costs the machine most of a core (about 1.8 ms of CPU per
 // read, the client's and the service's), which a cold start, busy on both cores, waits behind.
@@ -61,6 +62,33 @@ defineFn('cdp-round-trip', (ctx) =>
 );
 `;
 
+// A project whose Functions drive the page with the libraries most users have: its pool's members
+// preload both and try them out before they are ready (src/runtime/sandbox/page-driver-warm-up.ts).
+const DRIVER_FUNCTIONS = `
+import { defineFn } from 'browserfn';
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+
+defineFn('playwright-eval', async (ctx) => {
+  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
+  try {
+    return await browser.contexts()[0].pages()[0].evaluate('1+1');
+  } finally {
+    await browser.close();
+  }
+});
+
+defineFn('puppeteer-eval', async (ctx) => {
+  const browser = await puppeteer.connect({ browserWSEndpoint: ctx.session.connectUrl, defaultViewport: null });
+  try {
+    const [page] = await browser.pages();
+    return await page.evaluate('1+1');
+  } finally {
+    await browser.disconnect();
+  }
+});
+`;
+
 export const percentile = (values: number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -114,9 +142,9 @@ interface Bench {
   ids: Record<string, string>;
 }
 
-async function startBench(env: Record<string, string>): Promise<Bench> {
+async function startBench(env: Record<string, string>, functions = FUNCTIONS): Promise<Bench> {
   const svc = await startTestService(env, { captureLog: true });
-  const build = await publish(svc, writeProject({ 'index.ts': FUNCTIONS }));
+  const build = await publish(svc, writeProject({ 'index.ts': functions }));
   if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
   return { svc, ids: Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id])) };
 }
@@ -170,11 +198,11 @@ async function poolReady(svc: TestService): Promise<void> {
 }
 
 /** `RUNS` invocations one at a time (after one that warms the OS caches); warm ones each start on a ready member of a settled pool. */
-async function sequential(bench: Bench, warm: boolean): Promise<Timed[]> {
+async function sequential(bench: Bench, warm: boolean, name = 'eval'): Promise<Timed[]> {
   const runs: Timed[] = [];
   for (let i = 0; i < RUNS + 1; i += 1) {
     if (warm) await poolReady(bench.svc);
-    const timed = await invokeTimed(bench, 'eval');
+    const timed = await invokeTimed(bench, name);
     if (timed.results !== 2) throw new Error(`bench handler returned ${JSON.stringify(timed.results)}`);
     if (i > 0) runs.push(timed);
   }
@@ -276,6 +304,19 @@ export async function runInvocationBench(): Promise<void> {
     await warm.svc.stop();
   }
 
+  const drivers = await startBench({ BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) }, DRIVER_FUNCTIONS);
+  let playwrightRuns: Timed[];
+  let puppeteerRuns: Timed[];
+  let driverMemory: Awaited<ReturnType<typeof idleMemberMemory>>;
+  try {
+    playwrightRuns = await sequential(drivers, true, 'playwright-eval');
+    puppeteerRuns = await sequential(drivers, true, 'puppeteer-eval');
+    await poolReady(drivers.svc);
+    driverMemory = await idleMemberMemory(drivers.svc);
+  } finally {
+    await drivers.svc.stop();
+  }
+
   const bare = percentile(launchMs, 50);
   const p = (runs: Timed[], key: keyof Omit<Timed, 'results'>, q: number) => percentile(runs.map((r) => r[key]), q);
   console.log(`\n== Invocations (${RUNS} sequential runs each; pool and concurrency N = ${POOL_N}; same machine, same run) ==`);
@@ -286,6 +327,8 @@ export async function runInvocationBench(): Promise<void> {
   row('cold invocation, nothing polling (invoke → COMPLETED stored)', [percentile(coldUnpolled, 50), percentile(coldUnpolled, 95), percentile(coldUnpolled, 50) / bare]);
   row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (invoke → COMPLETED stored)', [percentile(warmUnpolled, 50), percentile(warmUnpolled, 95), percentile(warmUnpolled, 50) / bare]);
+  row('warm invocation, Playwright handler (connectOverCDP, evaluate)', [p(playwrightRuns, 'totalMs', 50), p(playwrightRuns, 'totalMs', 95), p(playwrightRuns, 'totalMs', 50) / bare]);
+  row('warm invocation, Puppeteer handler (connect, evaluate)', [p(puppeteerRuns, 'totalMs', 50), p(puppeteerRuns, 'totalMs', 95), p(puppeteerRuns, 'totalMs', 50) / bare]);
   row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);
   row('handler start, warm (createdAt → handler has its event)', [p(warmRuns, 'handlerStartMs', 50), p(warmRuns, 'handlerStartMs', 95), '']);
   row(`handler → browser CDP round trip (Runtime.evaluate, ${RTT_SAMPLES} samples)`, [rtt.p50, rtt.p95, '']);
@@ -294,5 +337,6 @@ export async function runInvocationBench(): Promise<void> {
   row('pools off', [coldLoad.perSecond, coldLoad.p50, coldLoad.p95]);
   row(`pool of ${POOL_N}`, [warmLoad.perSecond, warmLoad.p50, warmLoad.p95]);
   console.log(`\none idle pool member: ${memory.processes} processes, RSS ${memory.rssMiB.toFixed(0)} MiB (shared pages counted in each), PSS ${memory.pssMiB.toFixed(0)} MiB`);
+  console.log(`one idle member preloading Playwright and Puppeteer: ${driverMemory.processes} processes, PSS ${driverMemory.pssMiB.toFixed(0)} MiB`);
   console.log(`targets: warm ≤ 0.1x bare, cold ≤ 1.3x bare, CDP round trip ≤ 1 ms`);
 }

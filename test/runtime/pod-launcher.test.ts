@@ -57,6 +57,9 @@ describe('pod launcher', function () {
     let output = '';
     const reports: Record<string, unknown>[] = [];
     let result: unknown;
+    let terminated = false;
+    // Once the launcher has gone, its stdin is too: nothing more is written to it.
+    child.stdin.on('error', () => undefined);
     // A container run in the launcher's process writes to its stdout, one run as a child to its stderr.
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream }).on('line', (line) => {
@@ -64,7 +67,11 @@ describe('pod launcher', function () {
         if (isLaunchResult(parsed)) result = parsed;
         else if (typeof parsed === 'object' && parsed !== null && 'pid' in parsed) reports.push(parsed as Record<string, unknown>);
         else output += `${line}\n`;
-        if (reports.length === options.terminateAfterReports) child.stdin.write(`${TERMINATE_LINE}\n`);
+        // Once: the lines after the reports (the script's last words, the result) come while the launcher ends.
+        if (!terminated && reports.length === options.terminateAfterReports) {
+          terminated = true;
+          child.stdin.write(`${TERMINATE_LINE}\n`);
+        }
       });
     }
     child.stdin.write(`${JSON.stringify({ containers, inProcess: options.inProcess ?? true })}\n`);

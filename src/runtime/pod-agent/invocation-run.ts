@@ -37,7 +37,7 @@ import { isRuntimePackage, RUNTIME_PACKAGES } from '../../schemas/runtime-packag
 import { settledWithin } from '../agent-common/settled-within.js';
 
 const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
-const CODE_LOADER_SUPPORT_PATHS = ['devtools-protocol-cache.js', 'page-driver-warm-up.js'].map((file) => fileURLToPath(new URL(`../sandbox/${file}`, import.meta.url)));
+const CODE_LOADER_SUPPORT_PATHS = ['sandbox/devtools-protocol-cache.js', 'sandbox/page-driver-warm-up.js', 'agent-common/http-call.js'].map((file) => fileURLToPath(new URL(`../${file}`, import.meta.url)));
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
 const EXTRACTION_WARM_UP_DIR = 'extraction-warm-up';

@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './channel.js';
 import { serveDevtoolsProtocolFromCache, warmUpDevtoolsClient } from './devtools-protocol-cache.js';
-import { isPageDriver, warmUpPageDrivers, type PageDriver } from './page-driver-warm-up.js';
+import { isPageDriver, warmUpPageDrivers } from './page-driver-warm-up.js';
 
 const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
 if (!codeDir || runtimePackagesArg === undefined) throw new Error('code-loader: the code directory and the runtime packages are required');
@@ -35,6 +35,8 @@ const DEVTOOLS_CLIENT = 'chrome-remote-interface';
 // it only saves time); one whose browser does not answer never is, and its pool replaces it. A
 // member claimed before that has its bundle already and skips it: the CPU goes to its invocation.
 const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
+/** The ES module packages preload imported, by name: a member tries the page drivers among them out. */
+const importedModules = new Map<string, unknown>();
 await Promise.all(preloaded.map((name) => preload(name)));
 if (!poolMember) announceReady();
 
@@ -89,22 +91,8 @@ function cacheDevtoolsProtocol(): void {
 /** chrome-remote-interface's connects (browser-level, read-only) first, then the page drivers'; the names of those that ran. */
 async function warmUpBrowserClients(wsEndpoint: string): Promise<string[]> {
   const warmedUp = warmsUpDevtoolsClient && (await warmUpDevtools(wsEndpoint)) ? [DEVTOOLS_CLIENT] : [];
-  const drivers: { name: PageDriver; module: unknown }[] = [];
-  for (const name of preloaded.filter(isPageDriver)) {
-    const module = await loadedModule(name);
-    if (module) drivers.push({ name, module });
-  }
+  const drivers = preloaded.filter(isPageDriver).filter((name) => importedModules.has(name)).map((name) => ({ name, module: importedModules.get(name) }));
   return [...warmedUp, ...(await warmUpPageDrivers(drivers, wsEndpoint, () => bundleImports !== undefined))];
-}
-
-/** The module a preloaded ES module package's import gave (Node's cache answers); none when it did not load. */
-async function loadedModule(name: string): Promise<unknown> {
-  try {
-    const moduleEntry = esmEntry(name);
-    return moduleEntry ? await import(pathToFileURL(moduleEntry).href) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 async function warmUpDevtools(wsEndpoint: string): Promise<boolean> {
@@ -148,7 +136,7 @@ async function preload(name: string): Promise<void> {
     // entry, the one chrome-remote-interface requires (its wrapper's import cost a cold pod about
     // 50 ms of CPU).
     const moduleEntry = name === 'ws' ? undefined : esmEntry(name);
-    if (moduleEntry) await import(pathToFileURL(moduleEntry).href);
+    if (moduleEntry) importedModules.set(name, await import(pathToFileURL(moduleEntry).href));
     else requireFromCode(name);
   } catch {
     // Not provided here, or not loadable on its own: the bundle's import reports it if it needs it.

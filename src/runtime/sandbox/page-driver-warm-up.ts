@@ -7,7 +7,7 @@
 // and leave traces in it (Playwright an isolated world per connect). So the first page is then
 // replaced by a new blank one: the page the handler gets has never met a client. The agent starts
 // recording the session only after this (invocation-run.ts), so none of it is in the recording.
-import { request, type IncomingMessage } from 'node:http';
+import { httpCall, readBody } from '../agent-common/http-call.js';
 
 /** The runtime packages this module warms up, by their names. */
 const PAGE_DRIVERS = ['playwright-core', 'puppeteer-core'] as const;
@@ -95,31 +95,17 @@ interface ListedTarget {
 /** Opens a new blank page over the DevTools HTTP endpoint, then closes every other page. */
 async function replacePages(wsEndpoint: string): Promise<void> {
   const { host } = new URL(wsEndpoint);
-  const opened = (await devtoolsHttp(host, 'PUT', '/json/new?about:blank')) as ListedTarget;
-  const targets = (await devtoolsHttp(host, 'GET', '/json/list')) as ListedTarget[];
+  const opened = JSON.parse(await devtoolsHttp(host, 'PUT', '/json/new?about:blank')) as ListedTarget;
+  const targets = JSON.parse(await devtoolsHttp(host, 'GET', '/json/list')) as ListedTarget[];
   for (const target of targets) {
-    if (target.type === 'page' && target.id !== opened.id) await devtoolsHttp(host, 'GET', `/json/close/${encodeURIComponent(target.id)}`, false);
+    if (target.type === 'page' && target.id !== opened.id) await devtoolsHttp(host, 'GET', `/json/close/${encodeURIComponent(target.id)}`);
   }
 }
 
-function devtoolsHttp(host: string, method: 'GET' | 'PUT', path: string, json = true): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const onAnswer = (answer: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        if (answer.statusCode !== 200) return reject(new Error(`${method} ${path} answered ${answer.statusCode}`));
-        try {
-          resolve(json ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined);
-        } catch (error) {
-          reject(error as Error);
-        }
-      });
-      answer.on('error', reject);
-    };
-    const sent = request(`http://${host}${path}`, { method, timeout: WARM_UP_TIMEOUT_MS }, onAnswer);
-    sent.once('timeout', () => sent.destroy(new Error(`${method} ${path} timed out`)));
-    sent.once('error', reject);
-    sent.end();
-  });
+/** The body of the browser's answer; rejects unless it is a 200. */
+async function devtoolsHttp(host: string, method: 'GET' | 'PUT', path: string): Promise<string> {
+  const answer = await httpCall(`http://${host}${path}`, { method, timeoutMs: WARM_UP_TIMEOUT_MS });
+  const body = (await readBody(answer)).toString('utf8');
+  if (answer.statusCode !== 200) throw new Error(`${method} ${path} answered ${answer.statusCode}`);
+  return body;
 }

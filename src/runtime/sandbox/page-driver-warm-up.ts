@@ -92,13 +92,23 @@ interface ListedTarget {
   type: string;
 }
 
-/** Opens a new blank page over the DevTools HTTP endpoint, then closes every other page. */
+/** How often the browser's page list is asked again while the pages closed are still in it. */
+const CLOSE_POLL_MS = 10;
+
+/**
+ * Opens a new blank page over the DevTools HTTP endpoint, closes every other page, and resolves once
+ * the browser lists that page alone: a close is answered before it is done, and a handler that
+ * connected in between would find the closing page too.
+ */
 async function replacePages(wsEndpoint: string): Promise<void> {
   const { host } = new URL(wsEndpoint);
   const opened = JSON.parse(await devtoolsHttp(host, 'PUT', '/json/new?about:blank')) as ListedTarget;
-  const targets = JSON.parse(await devtoolsHttp(host, 'GET', '/json/list')) as ListedTarget[];
-  for (const target of targets) {
-    if (target.type === 'page' && target.id !== opened.id) await devtoolsHttp(host, 'GET', `/json/close/${encodeURIComponent(target.id)}`);
+  const otherPages = async () => (JSON.parse(await devtoolsHttp(host, 'GET', '/json/list')) as ListedTarget[]).filter((t) => t.type === 'page' && t.id !== opened.id);
+  for (const target of await otherPages()) await devtoolsHttp(host, 'GET', `/json/close/${encodeURIComponent(target.id)}`);
+  const deadline = performance.now() + WARM_UP_TIMEOUT_MS;
+  while ((await otherPages()).length > 0) {
+    if (performance.now() > deadline) throw new Error(`pages closed over ${host} were still listed after ${WARM_UP_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, CLOSE_POLL_MS));
   }
 }
 

@@ -125,7 +125,13 @@ describe('node agent: each sandboxed pod\'s own /dev/shm', function () {
     await pods().create(pod('shm-beyond', fill(120), { limit: '128Mi', shm: '128Mi' }));
     const beyond = await finished('shm-beyond');
     assert.equal(beyond.status?.phase, 'Failed', `120 MiB of /dev/shm fit beside the pod's processes in 128 MiB: ${JSON.stringify(beyond.status)}`);
-    assert.match(JSON.stringify(beyond.status), /OOMKilled|Cannot allocate memory|No space left/);
+    // The memory cgroup stops the writes: dd says why, or (its error line needs a pipe buffer charged
+    // to the full cgroup, and a CI run saw it lost) its count of the blocks written says it stopped short.
+    const written = /(\d+)\+\d+ records out/.exec(beyond.status?.message ?? '');
+    assert.ok(
+      /OOMKilled|Cannot allocate memory|No space left/.test(JSON.stringify(beyond.status)) || (written !== null && Number(written[1]) < 120),
+      `the pod failed for another reason than its memory: ${JSON.stringify(beyond.status)}`,
+    );
     const podCgroups = () => readdirSync(cgroups!.parent, { withFileTypes: true }).filter((e) => e.isDirectory());
     await waitFor('the pods\' memory cgroups to be removed', async () => (podCgroups().length === 0 ? true : undefined), 10_000);
   });

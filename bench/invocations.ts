@@ -98,9 +98,10 @@ export const percentile = (values: number[], p: number): number => {
  * Launch Chromium the way a pod does and time until its DevTools endpoint is announced (the
  * baseline of the targets), and until a client connected to it has its first command answered:
  * the endpoint is announced before the browser has made its first page, and the first connect
- * waits for that.
+ * waits for that. Then until 1+1 is evaluated in its first page, which waits for the page's
+ * renderer: what a cold invocation's handler does, so the least a cold invocation can take.
  */
-export async function bareChromiumLaunchMs(chromium = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium'): Promise<{ announced: number; answered: number }> {
+export async function bareChromiumLaunchMs(chromium = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium'): Promise<{ announced: number; answered: number; evaluated: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-chromium-'));
   const started = performance.now();
   const child = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--remote-debugging-port=0', `--user-data-dir=${dir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
@@ -118,8 +119,18 @@ export async function bareChromiumLaunchMs(chromium = process.env.BROWSERFN_CHRO
     const client = await CDP({ target: endpoint, protocol: { domains: [] } as unknown as CDP.Protocol });
     await client.send('Browser.getVersion' as never);
     const answered = performance.now() - started;
+    // The answers of the three commands below, in one shape: the client was made without the protocol's types.
+    type Answer = { targetInfos: { targetId: string; type: string }[]; sessionId: string; result: { value?: unknown } };
+    const send = client.send.bind(client) as unknown as (method: string, params?: object, sessionId?: string) => Promise<Answer>;
+    const { targetInfos } = await send('Target.getTargets');
+    const page = targetInfos.find((target) => target.type === 'page');
+    if (!page) throw new Error('the bare Chromium has no page');
+    const { sessionId } = await send('Target.attachToTarget', { targetId: page.targetId, flatten: true });
+    const { result } = await send('Runtime.evaluate', { expression: '1+1', returnByValue: true }, sessionId);
+    const evaluated = performance.now() - started;
+    if (result.value !== 2) throw new Error(`the bare Chromium evaluated 1+1 to ${JSON.stringify(result)}`);
     await client.close();
-    return { announced, answered };
+    return { announced, answered, evaluated };
   } finally {
     const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
     // The whole process group: its renderers and helpers write to the profile too.
@@ -265,10 +276,12 @@ const row = (name: string, values: (number | string)[]) => console.log(name.padE
 export async function runInvocationBench(): Promise<void> {
   const launchMs: number[] = [];
   const answeredMs: number[] = [];
+  const evaluatedMs: number[] = [];
   for (let i = 0; i < RUNS; i += 1) {
-    const { announced, answered } = await bareChromiumLaunchMs();
+    const { announced, answered, evaluated } = await bareChromiumLaunchMs();
     launchMs.push(announced);
     answeredMs.push(answered);
+    evaluatedMs.push(evaluated);
   }
 
   const cold = await startBench({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
@@ -323,6 +336,7 @@ export async function runInvocationBench(): Promise<void> {
   row('measure', ['p50 ms', 'p95 ms', 'x bare']);
   row('bare Chromium launch → CDP ready (baseline)', [bare, percentile(launchMs, 95), 1]);
   row('bare Chromium launch → first CDP command answered', [percentile(answeredMs, 50), percentile(answeredMs, 95), percentile(answeredMs, 50) / bare]);
+  row('bare Chromium launch → 1+1 evaluated in its page', [percentile(evaluatedMs, 50), percentile(evaluatedMs, 95), percentile(evaluatedMs, 50) / bare]);
   row('cold invocation, pools off (invoke → COMPLETED)', [p(coldRuns, 'totalMs', 50), p(coldRuns, 'totalMs', 95), p(coldRuns, 'totalMs', 50) / bare]);
   row('cold invocation, nothing polling (invoke → COMPLETED stored)', [percentile(coldUnpolled, 50), percentile(coldUnpolled, 95), percentile(coldUnpolled, 50) / bare]);
   row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
@@ -339,4 +353,9 @@ export async function runInvocationBench(): Promise<void> {
   console.log(`\none idle pool member: ${memory.processes} processes, RSS ${memory.rssMiB.toFixed(0)} MiB (shared pages counted in each), PSS ${memory.pssMiB.toFixed(0)} MiB`);
   console.log(`one idle member preloading Playwright and Puppeteer: ${driverMemory.processes} processes, PSS ${driverMemory.pssMiB.toFixed(0)} MiB`);
   console.log(`targets: warm ≤ 0.1x bare, cold ≤ 1.3x bare, CDP round trip ≤ 1 ms`);
+  const floor = percentile(evaluatedMs, 50);
+  console.log(
+    `cold invocations against a bare Chromium's 1+1 in its page, the least they can take: ${(p(coldRuns, 'totalMs', 50) / floor).toFixed(2)}x, ` +
+      `nothing polling ${(percentile(coldUnpolled, 50) / floor).toFixed(2)}x`,
+  );
 }

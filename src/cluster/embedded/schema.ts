@@ -1,5 +1,6 @@
 // Tables of the embedded store. See docs/store.md for what each column means.
 import type { Database } from 'node-sqlite3-wasm';
+import type { Sql } from './prepared-statements.js';
 
 export const SCHEMA_VERSION = 2;
 
@@ -44,12 +45,12 @@ CREATE TABLE IF NOT EXISTS events (
 );
 `;
 
-export function readMeta(db: Database, key: string): string | undefined {
+export function readMeta(db: Sql, key: string): string | undefined {
   const row = db.get('SELECT value FROM meta WHERE key = ?', [key]);
   return row ? String(row.value) : undefined;
 }
 
-export function writeMeta(db: Database, key: string, value: string): void {
+export function writeMeta(db: Sql, key: string, value: string): void {
   db.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
 }
 
@@ -57,7 +58,7 @@ export function writeMeta(db: Database, key: string, value: string): void {
 export const SEALED_RESOURCE = 'secrets';
 
 /** Indexes an object's labels (none for a sealed resource); the object's earlier ones must be gone. */
-export function indexLabels(db: Database, uid: string, resource: string, namespace: string, labels: Record<string, string> | undefined): void {
+export function indexLabels(db: Sql, uid: string, resource: string, namespace: string, labels: Record<string, string> | undefined): void {
   if (resource === SEALED_RESOURCE) return;
   for (const [key, value] of Object.entries(labels ?? {})) {
     db.run('INSERT INTO labels (uid, resource, namespace, key, value) VALUES (?, ?, ?, ?, ?)', [uid, resource, namespace, key, value]);

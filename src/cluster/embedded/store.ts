@@ -13,6 +13,7 @@ import { parseLabelSelector, type LabelSelector, type Requirement } from '../lab
 import { admitCreate, admitStatusUpdate, admitUpdate, describeObject, markDeleting, validateNamespace } from './admission.js';
 import { parseFieldSelector } from './field-selector.js';
 import { claimStoreFile } from './file-owner.js';
+import { PreparedStatements } from './prepared-statements.js';
 import { indexLabels, migrate, readMeta, SEALED_RESOURCE, writeMeta } from './schema.js';
 import { Sealer } from './sealing.js';
 import { WatchHub, type StoreEvent, type StoreEventType, type Watcher } from './watch-hub.js';
@@ -53,6 +54,7 @@ export class EmbeddedStore {
   private eventBytes: number;
   /** State of the write transaction in progress. */
   private tx?: { version: number; compactedThrough: number; eventBytes: number; events: StoreEvent[] };
+  private readonly sql: PreparedStatements;
 
   private constructor(
     private readonly db: Database,
@@ -62,9 +64,10 @@ export class EmbeddedStore {
     /** The database file's folder, whose free space explains a failed write ('' in memory). */
     private readonly folder: string,
   ) {
-    this.version = Number(readMeta(db, 'resourceVersion'));
-    this.compactedThrough = Number(readMeta(db, 'compactedThrough'));
-    this.eventBytes = Number(db.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events')?.bytes ?? 0);
+    this.sql = new PreparedStatements(db);
+    this.version = Number(readMeta(this.sql, 'resourceVersion'));
+    this.compactedThrough = Number(readMeta(this.sql, 'compactedThrough'));
+    this.eventBytes = Number(this.sql.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events')?.bytes ?? 0);
   }
 
   static open(options: EmbeddedStoreOptions): EmbeddedStore {
@@ -101,6 +104,7 @@ export class EmbeddedStore {
     if (this.closed) return;
     this.closed = true;
     this.hub.closeAll();
+    this.sql.close();
     this.db.close();
     this.release();
   }
@@ -226,7 +230,7 @@ export class EmbeddedStore {
       clauses.push('namespace = ?');
       params.push(scope);
     }
-    for (const row of this.db.all(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY resource_version`, params)) {
+    for (const row of this.sql.all(`SELECT * FROM events WHERE ${clauses.join(' AND ')} ORDER BY resource_version`, params)) {
       watcher.offer(this.eventFromRow(row));
     }
     return watcher;
@@ -249,7 +253,7 @@ export class EmbeddedStore {
     const valued = resource === SEALED_RESOURCE ? [] : (labels?.requirements ?? []).filter((req) => req.operator === 'Equals' || req.operator === 'In');
     const placeholders = (values: readonly string[]) => values.map(() => '?').join(', ');
     const indexedCount = (req: Requirement) =>
-      Number(this.db.get(`SELECT COUNT(*) AS n FROM labels WHERE resource = ? AND key = ? AND value IN (${placeholders(req.values)})`, [resource, req.key, ...req.values])?.n);
+      Number(this.sql.get(`SELECT COUNT(*) AS n FROM labels WHERE resource = ? AND key = ? AND value IN (${placeholders(req.values)})`, [resource, req.key, ...req.values])?.n);
     const [driver, ...others] = valued.length > 1 ? valued.map((req) => ({ req, n: indexedCount(req) })).sort((a, b) => a.n - b.n).map(({ req }) => req) : valued;
     const clauses = ['o.resource = ?'];
     const params: string[] = [resource];
@@ -269,16 +273,16 @@ export class EmbeddedStore {
       params.push(key, ...values);
     }
     const sql = `SELECT o.resource, o.namespace, o.name, o.body FROM ${from} WHERE ${clauses.join(' AND ')} ORDER BY o.namespace, o.name`;
-    return this.db.all(sql, params) as { resource: string; namespace: string; name: string; body: string }[];
+    return this.sql.all(sql, params) as { resource: string; namespace: string; name: string; body: string }[];
   }
 
   private read(resource: string, namespace: string, name: string): KubeObject | undefined {
-    const row = this.db.get('SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?', [resource, namespace, name]);
+    const row = this.sql.get('SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?', [resource, namespace, name]);
     return row ? this.decode(resource, namespace, name, String(row.body)) : undefined;
   }
 
   private readByUid(uid: string): Located | undefined {
-    const row = this.db.get('SELECT resource, namespace, name, body FROM objects WHERE uid = ?', [uid]);
+    const row = this.sql.get('SELECT resource, namespace, name, body FROM objects WHERE uid = ?', [uid]);
     if (!row) return undefined;
     const resource = String(row.resource);
     return { resource, object: this.decode(resource, String(row.namespace), String(row.name), String(row.body)) };
@@ -325,15 +329,15 @@ export class EmbeddedStore {
     this.assertOpen();
     const tx = { version: this.version, compactedThrough: this.compactedThrough, eventBytes: this.eventBytes, events: [] as StoreEvent[] };
     this.tx = tx;
-    this.db.exec('BEGIN IMMEDIATE');
+    this.sql.run('BEGIN IMMEDIATE');
     let result: R;
     try {
       result = work();
       if (tx.version !== this.version) {
-        writeMeta(this.db, 'resourceVersion', String(tx.version));
+        writeMeta(this.sql, 'resourceVersion', String(tx.version));
         this.compact(tx);
       }
-      this.db.exec('COMMIT');
+      this.sql.run('COMMIT');
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       if (this.diskIsFull(err)) {
@@ -362,7 +366,7 @@ export class EmbeddedStore {
   private compact(tx: NonNullable<EmbeddedStore['tx']>): void {
     let threshold = tx.version - this.retention.events;
     if (tx.eventBytes > this.retention.bytes) {
-      const row = this.db.get(
+      const row = this.sql.get(
         `SELECT resource_version FROM (
            SELECT resource_version, SUM(size) OVER (ORDER BY resource_version DESC) AS newer_bytes FROM events
          ) WHERE newer_bytes > ? ORDER BY resource_version DESC LIMIT 1`,
@@ -371,9 +375,9 @@ export class EmbeddedStore {
       if (row) threshold = Math.max(threshold, Number(row.resource_version));
     }
     if (threshold <= tx.compactedThrough) return;
-    const dropped = this.db.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events WHERE resource_version <= ?', [threshold]);
-    this.db.run('DELETE FROM events WHERE resource_version <= ?', [threshold]);
-    writeMeta(this.db, 'compactedThrough', String(threshold));
+    const dropped = this.sql.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events WHERE resource_version <= ?', [threshold]);
+    this.sql.run('DELETE FROM events WHERE resource_version <= ?', [threshold]);
+    writeMeta(this.sql, 'compactedThrough', String(threshold));
     tx.compactedThrough = threshold;
     tx.eventBytes -= Number(dropped?.bytes ?? 0);
   }
@@ -386,18 +390,18 @@ export class EmbeddedStore {
     const json = JSON.stringify(obj);
     const namespace = obj.metadata.namespace ?? '';
     const uid = obj.metadata.uid as string;
-    this.db.run(
+    this.sql.run(
       `INSERT INTO objects (resource, namespace, name, uid, resource_version, body) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (resource, namespace, name) DO UPDATE SET uid = excluded.uid, resource_version = excluded.resource_version, body = excluded.body`,
       [resource, namespace, obj.metadata.name, uid, tx.version, this.encode(resource, namespace, obj.metadata.name, json)],
     );
-    this.db.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
+    this.sql.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
     for (const ref of obj.metadata.ownerReferences ?? []) {
-      this.db.run('INSERT OR IGNORE INTO owner_references (owner_uid, dependent_uid) VALUES (?, ?)', [ref.uid, uid]);
+      this.sql.run('INSERT OR IGNORE INTO owner_references (owner_uid, dependent_uid) VALUES (?, ?)', [ref.uid, uid]);
     }
     if (!previous || !isDeepStrictEqual(previous.metadata.labels ?? {}, obj.metadata.labels ?? {})) {
-      this.db.run('DELETE FROM labels WHERE uid = ?', [uid]);
-      indexLabels(this.db, uid, resource, namespace, obj.metadata.labels);
+      this.sql.run('DELETE FROM labels WHERE uid = ?', [uid]);
+      indexLabels(this.sql, uid, resource, namespace, obj.metadata.labels);
     }
     this.record(type, resource, obj, json, previous);
     return JSON.parse(json) as KubeObject;
@@ -413,7 +417,7 @@ export class EmbeddedStore {
     const body = this.encode(resource, namespace, name, json);
     const previousBody = previousJson === undefined ? null : this.encode(resource, namespace, name, previousJson);
     const size = body.length + (previousBody?.length ?? 0);
-    this.db.run('INSERT INTO events (resource_version, type, resource, namespace, name, body, previous_body, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    this.sql.run('INSERT INTO events (resource_version, type, resource, namespace, name, body, previous_body, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       tx.version,
       type,
       resource,
@@ -450,14 +454,14 @@ export class EmbeddedStore {
       const uid = object.metadata.uid as string;
       tx.version += 1;
       object.metadata.resourceVersion = String(tx.version);
-      this.db.run('DELETE FROM objects WHERE uid = ?', [uid]);
-      this.db.run('DELETE FROM labels WHERE uid = ?', [uid]);
-      this.db.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
+      this.sql.run('DELETE FROM objects WHERE uid = ?', [uid]);
+      this.sql.run('DELETE FROM labels WHERE uid = ?', [uid]);
+      this.sql.run('DELETE FROM owner_references WHERE dependent_uid = ?', [uid]);
       const json = JSON.stringify(object);
       this.record('DELETED', resource, object, json);
       removed ??= JSON.parse(json) as KubeObject;
-      const dependents = this.db.all('SELECT dependent_uid FROM owner_references WHERE owner_uid = ?', [uid]);
-      this.db.run('DELETE FROM owner_references WHERE owner_uid = ?', [uid]);
+      const dependents = this.sql.all('SELECT dependent_uid FROM owner_references WHERE owner_uid = ?', [uid]);
+      this.sql.run('DELETE FROM owner_references WHERE owner_uid = ?', [uid]);
       for (const row of dependents) {
         const doomed = this.collectableDependent(String(row.dependent_uid));
         if (doomed) queue.push(doomed);
@@ -496,7 +500,7 @@ export class EmbeddedStore {
 
   /** An owner counts when it exists and is cluster-scoped or in the dependent's namespace. */
   private ownerExists(ownerUid: string, dependentNamespace: string): boolean {
-    const row = this.db.get('SELECT namespace FROM objects WHERE uid = ?', [ownerUid]);
+    const row = this.sql.get('SELECT namespace FROM objects WHERE uid = ?', [ownerUid]);
     return !!row && (row.namespace === '' || row.namespace === dependentNamespace);
   }
 }

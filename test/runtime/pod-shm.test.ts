@@ -122,14 +122,15 @@ describe('node agent: each sandboxed pod\'s own /dev/shm', function () {
     const fill = (mib: number) => ['sh', '-c', `dd if=/dev/zero of=/dev/shm/fill bs=1M count=${mib} 2>&1`];
     await pods().create(pod('shm-within', fill(16), { limit: '128Mi', shm: '128Mi' }));
     assert.equal((await finished('shm-within')).status?.phase, 'Succeeded');
-    await pods().create(pod('shm-beyond', fill(120), { limit: '128Mi', shm: '128Mi' }));
+    const beyondMiB = 120;
+    await pods().create(pod('shm-beyond', fill(beyondMiB), { limit: '128Mi', shm: '128Mi' }));
     const beyond = await finished('shm-beyond');
-    assert.equal(beyond.status?.phase, 'Failed', `120 MiB of /dev/shm fit beside the pod's processes in 128 MiB: ${JSON.stringify(beyond.status)}`);
+    assert.equal(beyond.status?.phase, 'Failed', `${beyondMiB} MiB of /dev/shm fit beside the pod's processes in 128 MiB: ${JSON.stringify(beyond.status)}`);
     // The memory cgroup stops the writes: dd says why, or (its error line needs a pipe buffer charged
     // to the full cgroup, and a CI run saw it lost) its count of the blocks written says it stopped short.
     const written = /(\d+)\+\d+ records out/.exec(beyond.status?.message ?? '');
     assert.ok(
-      /OOMKilled|Cannot allocate memory|No space left/.test(JSON.stringify(beyond.status)) || (written !== null && Number(written[1]) < 120),
+      /OOMKilled|Cannot allocate memory|No space left/.test(JSON.stringify(beyond.status)) || (written !== null && Number(written[1]) < beyondMiB),
       `the pod failed for another reason than its memory: ${JSON.stringify(beyond.status)}`,
     );
     const podCgroups = () => readdirSync(cgroups!.parent, { withFileTypes: true }).filter((e) => e.isDirectory());

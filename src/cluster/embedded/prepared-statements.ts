@@ -1,7 +1,7 @@
 // The store's SQL, each text prepared once and kept. node-sqlite3-wasm's Database.run/get/all
-// prepare, run and finalize their SQL on every call: parsing it took about 12 ms of the service's
-// thread per warm invocation, in every read and write on its path. The store has a few dozen texts
-// (its lists' vary with the selector's values), so the newest CAPACITY are kept.
+// prepare, run and finalize their SQL on every call: parsing it took 12.6-13.7 ms of the service's
+// thread per warm invocation, in every read and write on its path. The store has a few dozen fixed
+// texts, and its lists' texts vary with the selector's values, so the newest CAPACITY are kept.
 import type { BindValues, Database, Statement } from 'node-sqlite3-wasm';
 
 export type Row = Record<string, unknown>;

@@ -6,8 +6,9 @@
 // agent (oom-watch.ts) kills them all.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isOnV1, parseMountinfo, parseProcCgroup, v1CgroupDir, v2CgroupDir } from './cgroup-paths.js';
 
 export type MemoryCgroupSupport = { available: true; cgroups: MemoryCgroups } | { available: false; reason: string };
 
@@ -168,33 +169,14 @@ export class PodMemoryCgroup {
  * /proc/self/cgroup and /proc/self/mountinfo, or why there is none.
  */
 export function memoryCgroupLayout(procCgroup: string, mountinfo: string): MemoryCgroupLayout | string {
-  const lines = procCgroup.split('\n').filter(Boolean).map((line) => {
-    const [, , controllers, path] = /^(\d+):([^:]*):(.*)$/.exec(line) ?? [];
-    return { controllers: (controllers ?? '').split(','), path: path ?? '' };
-  });
-  const mounts = mountinfo.split('\n').filter(Boolean).map((line) => {
-    const [left, right = ''] = line.split(' - ');
-    const fields = left.split(' ');
-    const [fsType, , superOptions = ''] = right.split(' ');
-    return { root: fields[3], mountPoint: fields[4], fsType, superOptions: superOptions.split(',') };
-  });
-  const v1 = lines.find((l) => l.controllers.includes('memory'));
-  if (v1) {
-    const mount = mounts.find((m) => m.fsType === 'cgroup' && m.superOptions.includes('memory'));
-    if (!mount) return 'the memory cgroup (v1) is not mounted';
-    return { version: 1, own: underMount(mount, v1.path) };
+  const memberships = parseProcCgroup(procCgroup);
+  const mounts = parseMountinfo(mountinfo);
+  if (isOnV1(memberships, 'memory')) {
+    const v1 = v1CgroupDir(memberships, mounts, 'memory');
+    return v1 ? { version: 1, own: v1.dir } : 'the memory cgroup (v1) is not mounted';
   }
-  const v2 = lines.find((l) => l.controllers.join('') === '');
-  const mount = mounts.find((m) => m.fsType === 'cgroup2');
-  if (!v2 || !mount) return 'no memory cgroup: neither cgroup v1 with the memory controller nor cgroup v2 is mounted';
-  return { version: 2, own: underMount(mount, v2.path) };
-}
-
-/** Where a cgroup path is, given the mount that shows it (a container's mount may show a subtree). */
-function underMount(mount: { root: string; mountPoint: string }, path: string): string {
-  const rest = relative(mount.root, path);
-  if (rest.startsWith('..')) throw new Error(`the server's cgroup ${path} is outside the mounted ${mount.root}`);
-  return join(mount.mountPoint, rest);
+  const v2 = v2CgroupDir(memberships, mounts);
+  return v2 ? { version: 2, own: v2.dir } : 'no memory cgroup: neither cgroup v1 with the memory controller nor cgroup v2 is mounted';
 }
 
 /**

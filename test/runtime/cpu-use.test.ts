@@ -132,6 +132,9 @@ describe('node CPU use', () => {
       '/sys/fs/cgroup/cpu/svc/cpu.cfs_period_us': '100000',
     });
     assert.equal(ownCpuQuota(uncounted), undefined);
+    // In another cgroup of the cpuacct hierarchy than of cpu's: the quota's cgroup there does not count it.
+    const elsewhere = (path: string) => (path === '/proc/self/cgroup' ? '2:cpuacct:/other\n1:cpu:/svc\n' : separate(path));
+    assert.equal(ownCpuQuota(elsewhere), undefined);
     // A container sees its own cgroup as the mount's root; the walk stops there.
     const container = files({
       '/proc/self/cgroup': '2:cpu,cpuacct:/docker/abc\n',

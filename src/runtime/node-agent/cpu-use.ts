@@ -97,7 +97,8 @@ export function cpuQuotaOf(ownDir: string, read: (path: string) => string): CpuQ
  * The tightest `cpu.cfs_quota_us` (cgroup v1; -1 is none) from the server's cgroup in the cpu
  * hierarchy up to its mount, with `cpuacct.usage` of the same cgroup: in the same folder where
  * cpu and cpuacct share a hierarchy (as Docker and the kubelet mount them), else the cgroup of the
- * same path in cpuacct's. Undefined when none limits it, or its CPU time is not counted anywhere.
+ * same path in cpuacct's, if the server is in it there too. Undefined when none limits it, or its
+ * CPU time is not counted anywhere.
  */
 export function cfsQuotaOf(cpu: CgroupDir, cpuacct: CgroupDir | undefined, read: (path: string) => string): CpuQuota | undefined {
   let tightest: { cpus: number; path: string } | undefined;
@@ -110,9 +111,11 @@ export function cfsQuotaOf(cpu: CgroupDir, cpuacct: CgroupDir | undefined, read:
     if (dirname(path) === path || relative(cpu.mount.root, dirname(path)).startsWith('..')) break;
   }
   if (!tightest) return undefined;
-  const counting = cpu.mount.superOptions.includes('cpuacct') ? cpu.mount : cpuacct?.mount;
-  if (!counting || relative(counting.root, tightest.path).startsWith('..')) return undefined;
-  return { cpus: tightest.cpus, usageFile: join(underMount(counting, tightest.path), 'cpuacct.usage') };
+  const counting = cpu.mount.superOptions.includes('cpuacct') ? cpu : cpuacct;
+  const within = (inner: string, outer: string) => !relative(outer, inner).startsWith('..');
+  // That cgroup counts the server only if the server is in it (or below it) in cpuacct's hierarchy too.
+  if (!counting || !within(counting.path, tightest.path) || !within(tightest.path, counting.mount.root)) return undefined;
+  return { cpus: tightest.cpus, usageFile: join(underMount(counting.mount, tightest.path), 'cpuacct.usage') };
 }
 
 function readOrEmpty(read: (path: string) => string, path: string): string {

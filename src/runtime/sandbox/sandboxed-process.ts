@@ -14,6 +14,16 @@ import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, type E
 export const CONSOLE_PRELOAD_PATH = fileURLToPath(new URL('../sandbox/console-preload.js', import.meta.url));
 const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/channel.js', import.meta.url));
 
+/**
+ * Modules are known by the path they were found at, the pod's node_modules link included, not by
+ * its target. Node's realpath (both module loaders' own, with its cache) returns a path unresolved
+ * when the last stat the process made, anywhere, was of a pipe or socket: it reuses one array for
+ * every stat's result. The bundle's import then named chrome-remote-interface by its link path while
+ * the code loader had loaded it by its target, and got a second instance, half loaded (`CDP is not a
+ * function`; docs/pools.md, 2026-11-27, eighth session). Without resolving, both name it alike.
+ */
+const MODULE_PATH_FLAGS = ['--preserve-symlinks'];
+
 export interface SandboxOptions {
   /** The script node runs (the bundle, or a runner that imports it). */
   script: string;
@@ -72,7 +82,7 @@ export function startSandboxedProcess(options: SandboxOptions): SandboxedProcess
   });
   const child = spawn(
     process.execPath,
-    [...(permissionFlags ?? []), '--import', pathToFileURL(CONSOLE_PRELOAD_PATH).href, options.script, ...(options.args ?? [])],
+    [...(permissionFlags ?? []), ...MODULE_PATH_FLAGS, '--import', pathToFileURL(CONSOLE_PRELOAD_PATH).href, options.script, ...(options.args ?? [])],
     {
       cwd: options.cwd,
       env: sandboxEnvironment(options),

@@ -1,6 +1,6 @@
 // Starts user code (a bundle, or the introspection runner) as its own process: its own process
 // group, a scrubbed environment (nothing of the agent's: no tokens, no BROWSERFN_*), Node's
-// permission model, console routed to the channel fd.
+// permission model, modules known by the paths they were found at, console routed to the channel fd.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';

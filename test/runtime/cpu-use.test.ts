@@ -281,8 +281,9 @@ describe('node CPU use', () => {
         const { quota, share } = JSON.parse(run.stdout) as { quota: { cpus: number; usageFile: string }; share: number };
         assert.deepEqual(quota, { cpus: 0.5, usageFile: join(cpuacctDir, 'cpuacct.usage') });
         // Held to half a CPU, a spinning process uses about all of its quota (at most a period's
-        // slack over it): measured against the whole machine it would look a quarter busy.
-        assert.ok(share > 0.6 && share < 1.3, `the quota's busy share while spinning was ${share}`);
+        // slack over it), less only when the machine has no half CPU to give it. Measured against
+        // all of this 2-CPU machine, it would look a quarter busy at most.
+        assert.ok(share > 0.45 && share < 1.3, `the quota's busy share while spinning was ${share}`);
       } finally {
         rmdirSync(cpuDir);
         rmdirSync(cpuacctDir);

@@ -15,9 +15,9 @@ import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/
 import { startSandboxedProcess } from '../../src/runtime/sandbox/sandboxed-process.js';
 import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
 
-const sandboxFile = (file: string) => fileURLToPath(new URL(`../../src/runtime/${file}`, import.meta.url));
-const CODE_LOADER = sandboxFile('sandbox/code-loader.js');
-const LOADER_SUPPORT = ['sandbox/devtools-protocol-cache.js', 'sandbox/page-driver-warm-up.js', 'agent-common/http-call.js'].map(sandboxFile);
+const runtimeFile = (file: string) => fileURLToPath(new URL(`../../src/runtime/${file}`, import.meta.url));
+const CODE_LOADER = runtimeFile('sandbox/code-loader.js');
+const LOADER_SUPPORT = ['sandbox/devtools-protocol-cache.js', 'sandbox/page-driver-warm-up.js', 'agent-common/http-call.js'].map(runtimeFile);
 
 // A callback fstat fills Node's shared stat array; on the channel fd (a pipe) it leaves a pipe's
 // mode there, which is what made realpath stop early. The import comes in the callback's wake.

@@ -161,14 +161,7 @@ describe('node CPU use', () => {
     assert.equal(parseCpuTimes(statOf({ busy: 30, idle: 100 }, { busy: 70, idle: 100 }), new Set([7])), undefined, 'none of its CPUs listed');
     // CPU 1 was busy all the second, CPU 0 idle: the machine looks half busy, the cpuset full.
     const stats = [statOf({ busy: 0, idle: 0 }, { busy: 0, idle: 0 }), statOf({ busy: 0, idle: 100 }, { busy: 100, idle: 0 })];
-    const cpu = new CpuUse({ read: () => stats.shift()!, cpus: new Set([1]), quota: undefined });
-    assert.equal(cpu.start(), true);
-    try {
-      cpu.sample();
-      assert.equal(cpu.busyFraction(), 1);
-    } finally {
-      cpu.stop();
-    }
+    assert.equal(shareOfOneInterval(new CpuUse({ read: () => stats.shift()!, cpus: new Set([1]), quota: undefined })), 1);
   });
 
   it('reads a cgroup\'s CPU time in microseconds', () => {
@@ -190,26 +183,13 @@ describe('node CPU use', () => {
       quota: { cpus: 2, usageFile: '/sys/fs/cgroup/c/cpu.stat' },
       nowMs: () => clock.shift()!,
     });
-    assert.equal(cpu.start(), true);
-    try {
-      cpu.sample();
-      assert.equal(cpu.busyFraction(), 0.95);
-    } finally {
-      cpu.stop();
-    }
+    assert.equal(shareOfOneInterval(cpu), 0.95);
   });
 
   it('reads this machine\'s /proc/stat', function () {
     if (!existsSync('/proc/stat')) this.skip();
-    const cpu = new CpuUse();
-    assert.equal(cpu.start(), true);
-    try {
-      cpu.sample();
-      const share = cpu.busyFraction();
-      assert.ok(share === undefined || (share >= 0 && share <= 1), String(share));
-    } finally {
-      cpu.stop();
-    }
+    const share = shareOfOneInterval(new CpuUse());
+    assert.ok(share === undefined || (share >= 0 && share <= 1), String(share));
   });
 
   it('reads the CPUs a process may run on as the kernel limits them (taskset, as a cpuset would)', function () {
@@ -291,6 +271,17 @@ describe('node CPU use', () => {
     });
   });
 });
+
+/** Starts the sampler (which must find /proc/stat), takes one more reading, and gives that interval's busy share. */
+function shareOfOneInterval(cpu: CpuUse): number | undefined {
+  assert.equal(cpu.start(), true);
+  try {
+    cpu.sample();
+    return cpu.busyFraction();
+  } finally {
+    cpu.stop();
+  }
+}
 
 function isWritable(dir: string): boolean {
   try {

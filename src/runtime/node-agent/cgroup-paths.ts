@@ -46,11 +46,15 @@ export function parseMountinfo(text: string): CgroupMount[] {
     });
 }
 
+/** Whether the cgroup path `inner` is `outer` or below it. */
+export function isWithin(inner: string, outer: string): boolean {
+  return !relative(outer, inner).startsWith('..');
+}
+
 /** Where a cgroup path is, given the mount that shows it; throws for a path outside what it shows. */
 export function underMount(mount: CgroupMount, path: string): string {
-  const rest = relative(mount.root, path);
-  if (rest.startsWith('..')) throw new Error(`the cgroup ${path} is outside the mounted ${mount.root}`);
-  return join(mount.mountPoint, rest);
+  if (!isWithin(path, mount.root)) throw new Error(`the cgroup ${path} is outside the mounted ${mount.root}`);
+  return join(mount.mountPoint, relative(mount.root, path));
 }
 
 /** Whether the process's cgroups put `controller` in a v1 hierarchy of its own (possibly shared with others). */

@@ -5,8 +5,8 @@
 // node has CPU to spare (docs/pools.md): a browser start takes a core for about a second, and on a
 // saturated node it would take it from the invocations running there.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
-import { type CgroupDir, isOnV1, parseMountinfo, parseProcCgroup, underMount, v1CgroupDir, v2CgroupDir } from './cgroup-paths.js';
+import { basename, dirname, join } from 'node:path';
+import { type CgroupDir, isOnV1, isWithin, parseMountinfo, parseProcCgroup, underMount, v1CgroupDir, v2CgroupDir } from './cgroup-paths.js';
 
 export interface CpuTimes {
   /** Clock ticks spent on anything but idling, over the CPUs counted since boot. */
@@ -108,13 +108,12 @@ export function cfsQuotaOf(cpu: CgroupDir, cpuacct: CgroupDir | undefined, read:
     const period = Number(readOrEmpty(read, join(dir, 'cpu.cfs_period_us')).trim());
     const cpus = quota / period;
     if (quota > 0 && Number.isFinite(cpus) && cpus > 0 && (!tightest || cpus < tightest.cpus)) tightest = { cpus, path };
-    if (dirname(path) === path || relative(cpu.mount.root, dirname(path)).startsWith('..')) break;
+    if (dirname(path) === path || !isWithin(dirname(path), cpu.mount.root)) break;
   }
   if (!tightest) return undefined;
   const counting = cpu.mount.superOptions.includes('cpuacct') ? cpu : cpuacct;
-  const within = (inner: string, outer: string) => !relative(outer, inner).startsWith('..');
   // That cgroup counts the server only if the server is in it (or below it) in cpuacct's hierarchy too.
-  if (!counting || !within(counting.path, tightest.path) || !within(tightest.path, counting.mount.root)) return undefined;
+  if (!counting || !isWithin(counting.path, tightest.path) || !isWithin(tightest.path, counting.mount.root)) return undefined;
   return { cpus: tightest.cpus, usageFile: join(underMount(counting.mount, tightest.path), 'cpuacct.usage') };
 }
 

@@ -1,141 +1,22 @@
 // The code loader fetches the browser's protocol description once, ahead of the handler, and
 // chrome-remote-interface's connects to that browser use the copy; a pool member that preloads the
-// client warms its connect up before it says it is ready. Run here as the agent runs it (its stdin
-// instructions, its channel, the runtime modules linked beside the code), against servers that count
-// what they are asked.
+// client warms its connect up before it says it is ready. Run as the agent runs it, against fake
+// browsers that count what they are asked (support/code-loader-run.ts).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { WebSocketServer } from 'ws';
-import { LOADER_READY_RECORD, type LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
-import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/sandbox/runtime-modules.js';
-import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
-
-const CODE_LOADER = fileURLToPath(new URL('../../src/runtime/sandbox/code-loader.js', import.meta.url));
-
-/** Answers /json/protocol with its own descriptor and accepts DevTools WebSockets, counting both. */
-interface FakeBrowser {
-  port: number;
-  wsEndpoint: string;
-  descriptor: { version: { major: string; minor: string }; domains: { domain: string; commands: { name: string; parameters: { name: string; type: string }[] }[] }[] };
-  protocolRequests: number;
-  sockets: number;
-  /** The methods of the commands sent over its WebSockets, each answered with an empty result. */
-  commands: string[];
-  close(): Promise<void>;
-}
-
-async function startFakeBrowser(name: string): Promise<FakeBrowser> {
-  const descriptor = { version: { major: '1', minor: '3' }, domains: [{ domain: `Fake${name}`, commands: [{ name: 'ping', parameters: [{ name: 'text', type: 'string' }] }] }] };
-  const server: Server = createServer((request, response) => {
-    if (request.url === '/json/protocol') {
-      browser.protocolRequests += 1;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(descriptor));
-      return;
-    }
-    response.writeHead(404).end();
-  });
-  const sockets = new WebSocketServer({ server });
-  sockets.on('connection', (socket) => {
-    browser.sockets += 1;
-    socket.on('message', (data) => {
-      const { id, method } = JSON.parse(String(data)) as { id: number; method: string };
-      browser.commands.push(method);
-      socket.send(JSON.stringify({ id, result: {} }));
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const browser: FakeBrowser = {
-    port,
-    wsEndpoint: `ws://127.0.0.1:${port}/devtools/browser/${name}`,
-    descriptor,
-    protocolRequests: 0,
-    sockets: 0,
-    commands: [],
-    close: async () => {
-      for (const client of sockets.clients) client.terminate();
-      sockets.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-  return browser;
-}
+import type { LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
+import { runCodeLoader, startFakeBrowser, useFakeBrowsers, type FakeBrowser, type LoaderRun } from './support/code-loader-run.js';
 
 describe('code loader: the browser protocol for chrome-remote-interface', function () {
   this.timeout(60_000);
-  let workRoot: string;
+  const fakes = useFakeBrowsers('browserfn-protocol-cache-');
   let browser: FakeBrowser;
   let other: FakeBrowser;
-  let pods = 0;
+  beforeEach(() => ({ browser, other } = fakes));
 
-  before(async () => {
-    workRoot = mkdtempSync(join(tmpdir(), 'browserfn-protocol-cache-'));
-    browser = await startFakeBrowser('Pod');
-    other = await startFakeBrowser('Other');
-  });
-  after(async () => {
-    await browser.close();
-    await other.close();
-    rmSync(workRoot, { recursive: true, force: true });
-  });
-  beforeEach(() => {
-    for (const fake of [browser, other]) {
-      fake.protocolRequests = 0;
-      fake.sockets = 0;
-      fake.commands = [];
-    }
-  });
-
-  interface LoaderRun {
-    /** What the bundle printed. */
-    printed: unknown;
-    /** The pod browser's commands so far when the loader said it was ready (undefined: it never said so). */
-    commandsWhenReady: string[] | undefined;
-  }
-
-  /** Runs the loader with `bundle` as the code, its instructions written once it is ready or, with `tellEarly`, at once. */
-  async function runLoader(bundle: string, instructions: (codeDir: string) => LoaderInstruction[], preload: string[] = [], tellEarly = true): Promise<LoaderRun> {
-    pods += 1;
-    const podDir = join(workRoot, `pod-${pods}`);
-    const codeDir = join(podDir, 'code');
-    mkdirSync(codeDir, { recursive: true });
-    linkRuntimeModules(podDir, defaultRuntimeModulesDir());
-    writeFileSync(join(codeDir, 'main.mjs'), bundle);
-    const child = spawn(process.execPath, [CODE_LOADER, codeDir, RUNTIME_PACKAGES.join(','), preload.join(',')], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let commandsWhenReady: string[] | undefined;
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const told = instructions(codeDir);
-    let left = told.length;
-    const tell = (some: LoaderInstruction[]) => {
-      for (const instruction of some) child.stdin!.write(`${JSON.stringify(instruction)}\n`);
-      left -= some.length;
-      if (left === 0) child.stdin!.end();
-    };
-    const channel = child.stdio[3] as Readable;
-    channel.on('data', (chunk: Buffer) => {
-      if (commandsWhenReady || !chunk.toString().includes(LOADER_READY_RECORD)) return;
-      commandsWhenReady = [...browser.commands];
-      // A pool member's bundle comes only after it said it was ready.
-      if (!tellEarly) tell(told.filter((instruction) => 'bundle' in instruction));
-    });
-    tell(tellEarly ? told : told.filter((instruction) => 'browser' in instruction));
-    const [code] = (await once(child, 'exit')) as [number | null];
-    assert.equal(code, 0, stderr);
-    return { printed: JSON.parse(stdout), commandsWhenReady };
+  /** Runs the loader with `bundle` as the code (a pool member's when it preloads), its instructions written at once or, without `tellEarly`, the bundle once it is ready. */
+  function runLoader(bundle: string, instructions: (codeDir: string) => LoaderInstruction[], preload?: string[], tellEarly = true): Promise<LoaderRun> {
+    return runCodeLoader({ podDir: fakes.nextPodDir(), bundle, instructions, preload, tellEarly, watched: browser });
   }
 
   const CONNECTING_BUNDLE = (port: number, otherPort: number) => `
@@ -228,9 +109,9 @@ import { createRequire } from 'node:module';
 const loaded = Object.keys(createRequire(import.meta.url).cache).filter((file) => file.endsWith('/chrome-remote-interface/index.js'));
 console.log(JSON.stringify({ type: typeof CDP, protocol: CDP.Protocol.name, instances: loaded.length }));
 `;
-  for (const preload of [[], ['chrome-remote-interface']]) {
+  for (const preload of [undefined, ['chrome-remote-interface']]) {
     for (const order of ['browser first', 'bundle first'] as const) {
-      it(`the bundle's import gets the one instance the loader loaded (${preload.length ? 'pool member' : 'cold pod'}, ${order})`, async () => {
+      it(`the bundle's import gets the one instance the loader loaded (${preload ? 'pool member' : 'cold pod'}, ${order})`, async () => {
         const { printed } = await runLoader(INSTANCE_BUNDLE, (codeDir) => {
           const told: LoaderInstruction[] = [{ browser: browser.wsEndpoint }, { bundle: join(codeDir, 'main.mjs') }];
           return order === 'browser first' ? told : told.reverse();

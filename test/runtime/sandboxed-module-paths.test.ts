@@ -4,20 +4,17 @@
 // starts the code loader (startSandboxedProcess: Node's permission model, the console preload, the
 // runtime modules linked beside the code), with a bundle that stats its channel pipe before it imports.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { fileURLToPath } from 'node:url';
 import type { LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
+import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../../src/runtime/sandbox/code-loader-files.js';
 import { podLayout } from '../../src/runtime/sandbox/pod-layout.js';
 import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/sandbox/runtime-modules.js';
-import { startSandboxedProcess } from '../../src/runtime/sandbox/sandboxed-process.js';
+import { CHANNEL_SUPPORT_PATH, startSandboxedProcess } from '../../src/runtime/sandbox/sandboxed-process.js';
 import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
 
-const runtimeFile = (file: string) => fileURLToPath(new URL(`../../src/runtime/${file}`, import.meta.url));
-const CODE_LOADER = runtimeFile('sandbox/code-loader.js');
-const LOADER_SUPPORT = ['sandbox/devtools-protocol-cache.js', 'sandbox/page-driver-warm-up.js', 'agent-common/http-call.js'].map(runtimeFile);
 
 // A callback fstat fills Node's shared stat array; on the channel fd (a pipe) it leaves a pipe's
 // mode there, which is what made realpath stop early. The import comes in the callback's wake.
@@ -29,10 +26,25 @@ const instances = Object.keys(createRequire(import.meta.url).cache).filter((file
 console.log(JSON.stringify({ type: typeof CDP, instances }));
 `;
 
+/** Every module `file` imports by a relative path, and those modules' own, in no particular order. */
+function relativeImportsOf(file: string, seen = new Set<string>()): Set<string> {
+  for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"];$/gm)) {
+    const imported = resolve(dirname(file), specifier!);
+    if (!seen.has(imported)) relativeImportsOf(imported, seen.add(imported));
+  }
+  return seen;
+}
+
 describe('module paths in a user process', () => {
   let root: string;
   before(() => (root = mkdtempSync(join(tmpdir(), 'browserfn-module-paths-'))));
   after(() => rmSync(root, { recursive: true, force: true }));
+
+  it('lets the code loader read every module it imports (and no other of the runtime)', () => {
+    const imported = [...relativeImportsOf(CODE_LOADER_PATH)].filter((file) => file !== CHANNEL_SUPPORT_PATH).sort();
+    assert.ok(imported.length > 0, 'the loader imports modules of its own');
+    assert.deepEqual(imported, [...CODE_LOADER_SUPPORT_PATHS].sort());
+  });
 
   for (const member of [false, true]) {
     it(`gives a bundle the instance the code loader loaded, after a stat of a pipe (${member ? 'pool member' : 'cold pod'})`, async () => {
@@ -43,13 +55,13 @@ describe('module paths in a user process', () => {
       writeFileSync(bundle, BUNDLE);
       const runtimeModules = linkRuntimeModules(podDir, defaultRuntimeModulesDir());
       const user = startSandboxedProcess({
-        script: CODE_LOADER,
+        script: CODE_LOADER_PATH,
         args: [layout.codeDir, RUNTIME_PACKAGES.join(','), ...(member ? ['chrome-remote-interface'] : [])],
         cwd: layout.appDir,
         writable: [layout.appDir, layout.homeDir, layout.tmpDir],
         homeDir: layout.homeDir,
         tmpDir: layout.tmpDir,
-        readable: [...LOADER_SUPPORT, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
+        readable: [...CODE_LOADER_SUPPORT_PATHS, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
         env: {},
         agentEnv: process.env,
         stdin: true,

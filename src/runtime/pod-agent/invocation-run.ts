@@ -21,7 +21,7 @@ import { describeExit, processLives, type ExitStatus } from '../sandbox/process-
 import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
 import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
 import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
-import { fileURLToPath } from 'node:url';
+import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../sandbox/code-loader-files.js';
 import type { AgentSettings } from '../agent-common/agent-settings.js';
 import type { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
@@ -36,8 +36,6 @@ import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
 import { isRuntimePackage, RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 import { settledWithin } from '../agent-common/settled-within.js';
 
-const CODE_LOADER_PATH = fileURLToPath(new URL('../sandbox/code-loader.js', import.meta.url));
-const CODE_LOADER_SUPPORT_PATHS = ['sandbox/devtools-protocol-cache.js', 'sandbox/page-driver-warm-up.js', 'agent-common/http-call.js'].map((file) => fileURLToPath(new URL(`../${file}`, import.meta.url)));
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
 const EXTRACTION_WARM_UP_DIR = 'extraction-warm-up';

@@ -7,6 +7,9 @@
 // and a pool member warms up before it says it is ready, unless its bundle came first: its HTTP
 // clients, and the browser clients it preloads: a few connects of chrome-remote-interface's
 // (devtools-protocol-cache.ts), a page of Playwright's and Puppeteer's (page-driver-warm-up.ts).
+// Then the connection the handler's first chrome-remote-interface connect will ask for is made
+// (devtools-standby-connection.ts): a member makes it before it says it is ready, a cold pod while
+// its bundle loads.
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
@@ -17,6 +20,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './channel.js';
 import { serveDevtoolsProtocolFromCache, warmUpDevtoolsClient } from './devtools-protocol-cache.js';
+import { installDevtoolsStandby, type DevtoolsStandby } from './devtools-standby-connection.js';
 import { isPageDriver, warmUpPageDrivers } from './page-driver-warm-up.js';
 
 const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
@@ -37,14 +41,17 @@ const DEVTOOLS_CLIENT = 'chrome-remote-interface';
 const warmsUpDevtoolsClient = preloaded.includes(DEVTOOLS_CLIENT);
 /** The ES module packages preload imported, by name: a member tries the page drivers among them out. */
 const importedModules = new Map<string, unknown>();
+// What the agent told, and what was done with it.
+let browserEndpoint: string | undefined;
+let bundleImports: string[] | undefined;
+let protocolCached = false;
+let standbyInstalled = false;
+let devtoolsStandby: DevtoolsStandby | undefined;
 await Promise.all(preloaded.map((name) => preload(name)));
 if (!poolMember) announceReady();
 
 // The agent's instructions, in either order; stdin ends once it has given both. The bundle's import
 // does not hold up the browser's address (its top level may already connect).
-let browserEndpoint: string | undefined;
-let bundleImports: string[] | undefined;
-let protocolCached = false;
 const instructions = createInterface({ input: process.stdin });
 instructions.on('line', (line) => {
   const instruction = JSON.parse(line) as LoaderInstruction;
@@ -54,9 +61,17 @@ instructions.on('line', (line) => {
   }
   browserEndpoint = instruction.browser;
   cacheDevtoolsProtocol();
-  if (!poolMember) return;
-  if (bundleImports) announceReady();
-  else void Promise.all([warmHttpClients(), warmUpBrowserClients(browserEndpoint)]).then(([, warmedUp]) => announceReady(warmedUp));
+  if (!poolMember || bundleImports) {
+    void openDevtoolsStandby();
+    if (poolMember) announceReady();
+    return;
+  }
+  void Promise.all([warmHttpClients(), warmUpBrowserClients(browserEndpoint)])
+    .then(async ([, warmedUp]) => {
+      await openDevtoolsStandby();
+      return warmedUp;
+    })
+    .then(announceReady);
 });
 instructions.once('close', () => process.stdin.destroy());
 
@@ -65,6 +80,9 @@ async function loadBundle(bundlePath: string): Promise<void> {
   bundleImports = runtimePackagesImportedBy(bundlePath);
   await Promise.all(bundleImports.filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
   cacheDevtoolsProtocol();
+  // Before the import: the bundle's import of the package must get the connect that hands the standby out.
+  installDevtoolsStandbyOnce();
+  void openDevtoolsStandby();
   await import(pathToFileURL(bundlePath).href);
 }
 
@@ -86,6 +104,26 @@ function cacheDevtoolsProtocol(): void {
   } catch {
     // Not provided here: the bundle's import reports it.
   }
+}
+
+/**
+ * Once chrome-remote-interface is loaded for code that will (or a pool member whose code may)
+ * import it, and before that code does; after the warm-up, whose connects are not the code's.
+ */
+function installDevtoolsStandbyOnce(): void {
+  if (standbyInstalled || !(bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT)) return;
+  standbyInstalled = true;
+  try {
+    devtoolsStandby = installDevtoolsStandby(requireFromCode.resolve(DEVTOOLS_CLIENT));
+  } catch {
+    // Not provided here: the bundle's import reports it.
+  }
+}
+
+/** Once the browser's address is known too; never fails (the handler's connect goes the usual way then). */
+async function openDevtoolsStandby(): Promise<void> {
+  installDevtoolsStandbyOnce();
+  if (browserEndpoint) await devtoolsStandby?.open(browserEndpoint);
 }
 
 /** chrome-remote-interface's connects (browser-level, read-only) first, then the page drivers'; the names of those that ran. */

@@ -12,7 +12,8 @@ import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, type E
 
 // Named from runtime/, so they hold from the pod agent's bundle too (runtime/pod-agent/main.bundle.mjs).
 export const CONSOLE_PRELOAD_PATH = fileURLToPath(new URL('../sandbox/console-preload.js', import.meta.url));
-const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/channel.js', import.meta.url));
+/** The channel's constants, which the console preload and the code loader import. */
+export const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/channel.js', import.meta.url));
 
 /**
  * Modules are known by the path they were found at, the pod's node_modules link included, not by

@@ -3,7 +3,8 @@
 // claimed), where the time goes before the handler starts, the handler's CDP round trip to its
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
 // memory one idle pool member holds; warm invocations whose handler uses Playwright or Puppeteer, on
-// members that preloaded them. Invocations use a handler that evaluates 1+1 in the page. Cold
+// members that preloaded them; warm invocations with the embedded store syncing every write
+// (BROWSERFN_STORE_SYNC=full). Invocations use a handler that evaluates 1+1 in the page. Cold
 // and warm invocations are also timed with nothing polling, from the service's own watch of their
 // status: a client polling every 2 ms costs the machine most of a core (about 1.8 ms of CPU per
 // read, the client's and the service's), which a cold start, busy on both cores, waits behind.
@@ -317,6 +318,20 @@ export async function runInvocationBench(): Promise<void> {
     await warm.svc.stop();
   }
 
+  // The embedded store syncing every write (docs/store.md), where the default syncs at checkpoints.
+  const synced = await startBench({ BROWSERFN_STORE_SYNC: 'full', BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
+  let syncedRuns: Timed[];
+  const syncedUnpolled: number[] = [];
+  try {
+    syncedRuns = await sequential(synced, true);
+    for (let i = 0; i < RUNS; i += 1) {
+      await poolReady(synced.svc);
+      syncedUnpolled.push(await invokeUnpolled(synced, 'eval'));
+    }
+  } finally {
+    await synced.svc.stop();
+  }
+
   const drivers = await startBench({ BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) }, DRIVER_FUNCTIONS);
   let playwrightRuns: Timed[];
   let puppeteerRuns: Timed[];
@@ -341,6 +356,8 @@ export async function runInvocationBench(): Promise<void> {
   row('cold invocation, nothing polling (invoke → COMPLETED stored)', [percentile(coldUnpolled, 50), percentile(coldUnpolled, 95), percentile(coldUnpolled, 50) / bare]);
   row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (invoke → COMPLETED stored)', [percentile(warmUnpolled, 50), percentile(warmUnpolled, 95), percentile(warmUnpolled, 50) / bare]);
+  row('warm invocation, store syncing every write (STORE_SYNC=full)', [p(syncedRuns, 'totalMs', 50), p(syncedRuns, 'totalMs', 95), p(syncedRuns, 'totalMs', 50) / bare]);
+  row('warm invocation, same, nothing polling', [percentile(syncedUnpolled, 50), percentile(syncedUnpolled, 95), percentile(syncedUnpolled, 50) / bare]);
   row('warm invocation, Playwright handler (connectOverCDP, evaluate)', [p(playwrightRuns, 'totalMs', 50), p(playwrightRuns, 'totalMs', 95), p(playwrightRuns, 'totalMs', 50) / bare]);
   row('warm invocation, Puppeteer handler (connect, evaluate)', [p(puppeteerRuns, 'totalMs', 50), p(puppeteerRuns, 'totalMs', 95), p(puppeteerRuns, 'totalMs', 50) / bare]);
   row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);

@@ -62,10 +62,22 @@ export interface PodMemorySettings {
   shmMiB: number;
 }
 
+/**
+ * When the embedded store's commits reach the disk (BROWSERFN_STORE_SYNC; docs/store.md).
+ * 'normal': a commit is in the write-ahead log, in the OS's cache, when the write returns, and the
+ * log is synced at each checkpoint: a write survives the service being killed, while an OS crash or
+ * power loss may undo the writes since the last checkpoint (the file stays consistent), as in k3s's
+ * single-node store. 'full': every commit is synced before the write returns.
+ */
+export const STORE_SYNC_MODES = ['normal', 'full'] as const;
+export type StoreSync = (typeof STORE_SYNC_MODES)[number];
+
 export interface Settings {
   host: string;
   port: number;
   dataDir: string;
+  /** When the embedded store's commits reach the disk (BROWSERFN_STORE_SYNC; docs/store.md). */
+  storeSync: StoreSync;
   apiKeys: ApiKeyBinding[];
   /** Whether the single key was generated on this start (so `serve` prints it). */
   generatedApiKey: boolean;
@@ -167,6 +179,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
 
   return {
     host: input.host ?? env.BROWSERFN_HOST ?? '127.0.0.1',
+    storeSync: oneOfValue(env.BROWSERFN_STORE_SYNC, 'BROWSERFN_STORE_SYNC', STORE_SYNC_MODES, 'normal'),
     port,
     dataDir,
     apiKeys,

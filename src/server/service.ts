@@ -95,7 +95,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const cluster =
     options.backend === 'kube'
       ? await openKubeCluster({ kubeconfigPath: options.kubeconfigPath })
-      : await openEmbeddedCluster({ file: join(settings.dataDir, 'store.db'), encryptionKey: storeKey(settings.dataDir) });
+      : await openEmbeddedCluster({ file: join(settings.dataDir, 'store.db'), encryptionKey: storeKey(settings.dataDir), sync: settings.storeSync });
   const metrics = new Metrics();
   if (options.backend === 'kube' && artifacts.backend === 'filesystem') {
     log.warn({ dir: settings.artifactStore.kind === 'filesystem' ? settings.artifactStore.dir : undefined }, 'archived records are kept on this process\'s filesystem: every API and operator replica must see the same folder (or set BROWSERFN_ARTIFACT_STORE=s3)');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import fs, { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -12,6 +12,7 @@ import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../src/cluster/objects.js';
 import { ClusterError, GoneError, InvalidError, type ClusterPort, type ResourceClient } from '../../src/cluster/port.js';
 import { parseLabelSelector } from '../../src/cluster/labels.js';
+import type { StoreSync } from '../../src/config/settings.js';
 import { describeClusterConformance } from './conformance.js';
 import { EventCollector } from './watch-collector.js';
 
@@ -211,6 +212,30 @@ describe('embedded cluster store', function () {
 
     cluster = await openStore(store);
     assert.deepEqual((await cluster.resource(Kinds.ConfigMap).get('team', 'survivor'))?.data, { a: 'b' });
+  });
+
+  it('syncs its log at checkpoints, not at each commit, unless told to sync every commit', async function () {
+    await cluster.close();
+    /** The file syncs SQLite asks for (its VFS calls fs.fsyncSync) while a fresh store takes `writes` writes. */
+    const syncsOf = async (sync: StoreSync | undefined, writes: number): Promise<number> => {
+      const opened = await openEmbeddedCluster({ file: tempStore().file, encryptionKey: randomBytes(32), ...(sync ? { sync } : {}) });
+      const fsyncSync = fs.fsyncSync;
+      let syncs = 0;
+      fs.fsyncSync = (fd) => {
+        syncs += 1;
+        fsyncSync(fd);
+      };
+      try {
+        for (let i = 0; i < writes; i += 1) await opened.resource(Kinds.ConfigMap).create(configMap(`c${i}`));
+      } finally {
+        fs.fsyncSync = fsyncSync;
+        await opened.close();
+      }
+      return syncs;
+    };
+    assert.equal(await syncsOf(undefined, 20), 0, 'by default commits stay in the log, in the OS cache, until a checkpoint');
+    assert.ok((await syncsOf('full', 20)) >= 20, "with 'full' each commit is synced");
+    cluster = await openStore(store);
   });
 
   it('refuses to open a file that is already open in this process', async function () {

@@ -160,9 +160,9 @@ function runtimePackagesImportedBy(main: string): string[] {
   return withWs(imported);
 }
 
-/** `ws` is loaded too whenever a runtime package is: chrome-remote-interface and puppeteer-core both use it. */
+/** `ws` is loaded too with puppeteer-core, which imports it (chrome-remote-interface 0.34 carries a `ws` of its own). */
 function withWs(names: string[]): string[] {
-  return names.length > 0 ? [...names, 'ws'] : [];
+  return names.includes('puppeteer-core') ? [...names, 'ws'] : names;
 }
 
 async function preload(name: string): Promise<void> {
@@ -171,8 +171,7 @@ async function preload(name: string): Promise<void> {
     // it loaded, and no other load of it (the protocol cache's, the warm-up's) can come while Node's
     // ES module loader holds it half loaded. Imported, each of its files would also be lexed for
     // its exports. `ws`, whose `exports` name an ES module wrapper too, is required by its CommonJS
-    // entry, the one chrome-remote-interface requires (its wrapper's import cost a cold pod about
-    // 50 ms of CPU).
+    // entry (its wrapper's import cost a cold pod about 50 ms of CPU).
     const moduleEntry = name === 'ws' ? undefined : esmEntry(name);
     if (moduleEntry) importedModules.set(name, await import(pathToFileURL(moduleEntry).href));
     else requireFromCode(name);

@@ -80,8 +80,7 @@ async function loadBundle(bundlePath: string): Promise<void> {
   bundleImports = runtimePackagesImportedBy(bundlePath);
   await Promise.all(bundleImports.filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
   cacheDevtoolsProtocol();
-  // Before the import: the bundle's import of the package must get the connect that hands the standby out.
-  installDevtoolsStandbyOnce();
+  // Before the import, whose top level may connect already.
   void openDevtoolsStandby();
   await import(pathToFileURL(bundlePath).href);
 }
@@ -106,10 +105,7 @@ function cacheDevtoolsProtocol(): void {
   }
 }
 
-/**
- * Once chrome-remote-interface is loaded for code that will (or a pool member whose code may)
- * import it, and before that code does; after the warm-up, whose connects are not the code's.
- */
+/** Once chrome-remote-interface is loaded for code that will (or a pool member whose code may) import it. */
 function installDevtoolsStandbyOnce(): void {
   if (standbyInstalled || !(bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT)) return;
   standbyInstalled = true;

@@ -6,9 +6,8 @@
 // do (`CDP({ target: ctx.session.connectUrl })`, no option that changes the client) gets that
 // client. A browser-level connection nobody used holds nothing in the browser (no target attached,
 // no domain enabled), so the handler gets what a connect of its own would give. Every other
-// connect, any once code connected its own way first, or one after the standby connection dropped,
-// goes chrome-remote-interface's usual way. Until it is handed out, the standby connection does not
-// keep the process alive.
+// connect, a second one, or one after the standby connection dropped, goes chrome-remote-interface's
+// usual way. Until it is handed out, the standby connection does not keep the process alive.
 //
 // The package's connect (`CDP(options)`) builds a client (its `Chrome` class) whose `_start`
 // connects and then announces the client to the connect's promise or callback. Patched here, a
@@ -34,7 +33,7 @@ interface Client {
 type Connect = (options: { target: string }) => Promise<Client>;
 
 export interface DevtoolsStandby {
-  /** Connects to `wsEndpoint` ahead, once, unless code connected already; resolves when that connect settled. */
+  /** Connects to `wsEndpoint` ahead, once; resolves when that connect settled. */
   open(wsEndpoint: string): Promise<void>;
 }
 
@@ -51,7 +50,6 @@ export function installDevtoolsStandby(packageMain: string): DevtoolsStandby | u
   let standby: { wsEndpoint: string; take(): Promise<Client | undefined> } | undefined;
   let opening = false;
   let opened = false;
-  let codeConnected = false;
 
   const asksForStandby = (client: Client): boolean => {
     if (!standby || client.target !== standby.wsEndpoint || client.protocol !== undefined || client.local || client.secure) return false;
@@ -60,11 +58,7 @@ export function installDevtoolsStandby(packageMain: string): DevtoolsStandby | u
   };
 
   clientPrototype._start = function startOrTakeStandby(this: Client): void {
-    if (opening) return start.call(this);
-    if (!asksForStandby(this)) {
-      codeConnected = true;
-      return start.call(this);
-    }
+    if (opening || !asksForStandby(this)) return start.call(this);
     const taken = standby!.take();
     standby = undefined;
     void taken.then((ready) => {
@@ -77,7 +71,7 @@ export function installDevtoolsStandby(packageMain: string): DevtoolsStandby | u
 
   return {
     async open(wsEndpoint) {
-      if (opened || codeConnected) return;
+      if (opened) return;
       opened = true;
       let dropped = false;
       // The client is made, and its `_start` called, synchronously.

@@ -15,7 +15,6 @@ import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/
 import { CHANNEL_SUPPORT_PATH, startSandboxedProcess } from '../../src/runtime/sandbox/sandboxed-process.js';
 import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
 
-
 // A callback fstat fills Node's shared stat array; on the channel fd (a pipe) it leaves a pipe's
 // mode there, which is what made realpath stop early. The import comes in the callback's wake.
 const BUNDLE = `import { fstat } from 'node:fs';

@@ -27,6 +27,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const BACK_TO_BACK = Number(process.env.BENCH_BACK_TO_BACK ?? 200);
 const POOL_N = Number(process.env.BENCH_POOL_N ?? 2);
 const RTT_SAMPLES = 200;
+/** A service whose default pool keeps N members, and runs N invocations at once. */
+const WARM_POOL_ENV = { BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) };
 /** BENCH_RECORD_SESSION=false: invocations ask for no session recording (browserSettings.recordSession). */
 const INVOKE_BODY = process.env.BENCH_RECORD_SESSION === 'false' ? { sessionCreateParams: { browserSettings: { recordSession: false } } } : {};
 
@@ -221,6 +223,16 @@ async function sequential(bench: Bench, warm: boolean, name = 'eval'): Promise<T
   return runs;
 }
 
+/** `RUNS` invocations that nothing polls, each on a ready member of a settled pool. */
+async function warmUnpolledRuns(bench: Bench): Promise<number[]> {
+  const runs: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    await poolReady(bench.svc);
+    runs.push(await invokeUnpolled(bench, 'eval'));
+  }
+  return runs;
+}
+
 /** `BACK_TO_BACK` invocations from `concurrency` clients, each invoking as soon as its last finished. */
 async function backToBack(bench: Bench, concurrency: number): Promise<{ perSecond: number; p50: number; p95: number }> {
   let left = BACK_TO_BACK;
@@ -297,18 +309,15 @@ export async function runInvocationBench(): Promise<void> {
     await cold.svc.stop();
   }
 
-  const warm = await startBench({ BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
+  const warm = await startBench(WARM_POOL_ENV);
   let warmRuns: Timed[];
-  const warmUnpolled: number[] = [];
+  let warmUnpolled: number[];
   let warmLoad: Awaited<ReturnType<typeof backToBack>>;
   let rtt: { p50: number; p95: number };
   let memory: Awaited<ReturnType<typeof idleMemberMemory>>;
   try {
     warmRuns = await sequential(warm, true);
-    for (let i = 0; i < RUNS; i += 1) {
-      await poolReady(warm.svc);
-      warmUnpolled.push(await invokeUnpolled(warm, 'eval'));
-    }
+    warmUnpolled = await warmUnpolledRuns(warm);
     await poolReady(warm.svc);
     memory = await idleMemberMemory(warm.svc);
     rtt = (await invokeTimed(warm, 'cdp-round-trip')).results as typeof rtt;
@@ -319,20 +328,17 @@ export async function runInvocationBench(): Promise<void> {
   }
 
   // The embedded store syncing every write (docs/store.md), where the default syncs at checkpoints.
-  const synced = await startBench({ BROWSERFN_STORE_SYNC: 'full', BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
+  const synced = await startBench({ ...WARM_POOL_ENV, BROWSERFN_STORE_SYNC: 'full' });
   let syncedRuns: Timed[];
-  const syncedUnpolled: number[] = [];
+  let syncedUnpolled: number[];
   try {
     syncedRuns = await sequential(synced, true);
-    for (let i = 0; i < RUNS; i += 1) {
-      await poolReady(synced.svc);
-      syncedUnpolled.push(await invokeUnpolled(synced, 'eval'));
-    }
+    syncedUnpolled = await warmUnpolledRuns(synced);
   } finally {
     await synced.svc.stop();
   }
 
-  const drivers = await startBench({ BROWSERFN_WARM_POOL_SIZE: String(POOL_N), BROWSERFN_WARM_POOL_MAX: String(POOL_N), BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) }, DRIVER_FUNCTIONS);
+  const drivers = await startBench(WARM_POOL_ENV, DRIVER_FUNCTIONS);
   let playwrightRuns: Timed[];
   let puppeteerRuns: Timed[];
   let driverMemory: Awaited<ReturnType<typeof idleMemberMemory>>;

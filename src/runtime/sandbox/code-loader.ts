@@ -96,7 +96,7 @@ function announceReady(warmedUp?: string[]): void {
 
 /** Once the browser's address is known, for a bundle that will (or a pool member that may) connect with chrome-remote-interface. */
 function cacheDevtoolsProtocol(): void {
-  if (protocolCached || !browserEndpoint || !(bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT)) return;
+  if (protocolCached || !browserEndpoint || !usesDevtoolsClient()) return;
   protocolCached = true;
   try {
     serveDevtoolsProtocolFromCache(requireFromCode.resolve(DEVTOOLS_CLIENT), browserEndpoint);
@@ -105,9 +105,14 @@ function cacheDevtoolsProtocol(): void {
   }
 }
 
-/** Once chrome-remote-interface is loaded for code that will (or a pool member whose code may) import it. */
+/** Whether the code will (or a pool member's code may) import chrome-remote-interface. */
+function usesDevtoolsClient(): boolean {
+  return (bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT);
+}
+
+/** Once chrome-remote-interface is loaded for code that uses it. */
 function installDevtoolsStandbyOnce(): void {
-  if (standbyInstalled || !(bundleImports ?? preloaded).includes(DEVTOOLS_CLIENT)) return;
+  if (standbyInstalled || !usesDevtoolsClient()) return;
   standbyInstalled = true;
   try {
     devtoolsStandby = installDevtoolsStandby(requireFromCode.resolve(DEVTOOLS_CLIENT));

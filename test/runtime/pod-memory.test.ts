@@ -35,7 +35,7 @@ async function publishFunctions(svc: TestService, holdUrl: string, headers: Reco
 }
 
 const assertOutOfMemoryCause = (cause: { code: string; message?: string } | undefined) => {
-  assert.equal(cause?.code, 'WORKLOAD_ERROR');
+  assert.equal(cause?.code, 'WORKLOAD_ERROR', JSON.stringify(cause));
   assert.match(cause?.message ?? '', new RegExp(`exceeded its memory limit of ${LIMIT_MIB} MiB.*OOMKilled`));
 };
 

@@ -2,12 +2,13 @@
 // templates give a pod, what the node agent reads back from a spec, and an OOMKilled pod turned
 // into the invocation's cause.
 import assert from 'node:assert/strict';
-import { nextInvocationStep } from '../../src/controller/policies/invocation.js';
+import { nextInvocationStep, POD_END_WAIT_MS } from '../../src/controller/policies/invocation.js';
 import { browserPod, browserPodFor } from '../../src/controller/pods/templates.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes } from '../../src/runtime/node-agent/pod-memory.js';
 import { loadSettings } from '../../src/config/settings.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
+import type { InvocationOutcome } from '../../src/schemas/reports.js';
 
 const MiB = 1024 * 1024;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -73,6 +74,55 @@ describe('browser pod memory', () => {
     assert.ok(step.action === 'finish' && /memory limit of 1 GiB/.test(step.status.cause?.message ?? ''), JSON.stringify(step));
     pod.status = { phase: 'Failed', reason: 'Error' };
     assert.equal(nextInvocationStep({ inv, pod, report: undefined, now: T0 }).action, 'retry');
+  });
+
+  describe('a report of our own failure from a pod that ran out of memory', () => {
+    const browserGone: InvocationOutcome = {
+      phase: 'FAILED',
+      cause: { code: 'INTERNAL_ERROR', message: 'The browser was killed or crashed during the invocation' },
+      startedAt: new Date(T0).toISOString(),
+      endedAt: new Date(T0 + 2000).toISOString(),
+    };
+    const memoryPod = (status: PodObject['status']) => ({ ...browserPod(inv, 1, { ...templates, browserMemory: { limit: '256Mi', shm: '64Mi' } }), status });
+    const ranOutOfMemory = (pod: PodObject) => ({ ...pod, status: outOfMemoryStatus(pod, podMemoryLimitBytes(pod, defaults)) });
+
+    it('waits for the pod to end, then gives the memory limit as the cause, keeping the report\'s times', () => {
+      const running = memoryPod({ phase: 'Running' });
+      const waiting = nextInvocationStep({ inv, pod: running, report: browserGone, now: T0 + 2100 });
+      assert.deepEqual(waiting, { action: 'wait', recheckAfterMs: POD_END_WAIT_MS - 100 });
+      const step = nextInvocationStep({ inv, pod: ranOutOfMemory(running), report: browserGone, now: T0 + 2300 });
+      assert.ok(step.action === 'finish' && step.phase === 'FAILED', JSON.stringify(step));
+      assert.equal(step.status.cause?.code, 'WORKLOAD_ERROR');
+      assert.match(step.status.cause?.message ?? '', /exceeded its memory limit of 256 MiB and was killed \(OOMKilled\)/);
+      assert.equal(step.status.startedAt, browserGone.startedAt);
+      assert.equal(step.status.endedAt, browserGone.endedAt);
+    });
+
+    it('gives the memory limit at once when a container was killed at it while the pod still runs (a Chromium sidecar)', () => {
+      const sidecar = browserPod(inv, 1, { ...templates, chromiumSidecar: true, browserMemory: { limit: '1Gi', shm: '64Mi' } });
+      sidecar.status = { phase: 'Running', containerStatuses: [{ name: 'chromium', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }, { name: 'agent', state: {} }] };
+      const step = nextInvocationStep({ inv, pod: sidecar, report: browserGone, now: T0 + 2100 });
+      assert.ok(step.action === 'finish' && /memory limit of 1 GiB/.test(step.status.cause?.message ?? ''), JSON.stringify(step));
+    });
+
+    it('keeps the report\'s cause when the pod ended otherwise, or has not ended within the wait', () => {
+      const ended = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Succeeded', reason: 'Completed' }), report: browserGone, now: T0 + 2100 });
+      assert.ok(ended.action === 'finish', JSON.stringify(ended));
+      assert.deepEqual(ended.status.cause, browserGone.cause);
+      const late = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Running' }), report: browserGone, now: T0 + 2000 + POD_END_WAIT_MS });
+      assert.ok(late.action === 'finish', JSON.stringify(late));
+      assert.deepEqual(late.status.cause, browserGone.cause);
+    });
+
+    it('does not wait on a handler\'s own failure, a completed run, or a pod already gone', () => {
+      const running = memoryPod({ phase: 'Running' });
+      const handlerFailed: InvocationOutcome = { ...browserGone, cause: { code: 'WORKLOAD_ERROR', message: 'boom' } };
+      for (const [report, pod] of [[handlerFailed, running], [{ ...browserGone, phase: 'COMPLETED', cause: undefined }, running], [browserGone, undefined]] as const) {
+        const step = nextInvocationStep({ inv, pod, report, now: T0 + 2100 });
+        assert.ok(step.action === 'finish', JSON.stringify(step));
+        assert.deepEqual(step.status.cause, report.cause);
+      }
+    });
   });
 
   it('reads BROWSERFN_POD_MEMORY_MB and BROWSERFN_POD_SHM_MB, refusing a /dev/shm larger than the limit', () => {

@@ -10,6 +10,12 @@ import { outOfMemoryCause } from './out-of-memory.js';
 
 /** A pod lost before it reported is started again until the invocation has had this many attempts. */
 export const MAX_ATTEMPTS = 2;
+/**
+ * How long a report of our own failure (INTERNAL_ERROR) waits for its pod to end: a pod at its
+ * memory limit may fail in any way (a system call refused memory, the browser crashed) before it is
+ * killed and ends OOMKilled, and running out of memory is then the cause to give.
+ */
+export const POD_END_WAIT_MS = 10_000;
 
 export interface InvocationObservation {
   inv: InvocationObject | undefined;
@@ -36,7 +42,7 @@ export function nextInvocationStep({ inv, pod, report, now }: InvocationObservat
   if (!inv || inv.metadata.deletionTimestamp) return { action: 'forget' };
   if (isTerminal(inv)) return { action: 'clean-up' };
   // A report already in wins over a cancel that came after the handler ended.
-  if (report) return finishFromReport(inv, report, now);
+  if (report) return reportStep(inv, report, pod, now);
   const cancelledAt = inv.metadata.annotations?.[Annotations.cancelRequestedAt];
   if (cancelledAt) {
     return { action: 'finish', phase: 'FAILED', status: { cause: { code: 'CANCELLED', message: `Cancelled on request at ${cancelledAt}` }, endedAt: isoAt(now) } };
@@ -55,11 +61,21 @@ export function nextInvocationStep({ inv, pod, report, now }: InvocationObservat
   return deadlineStep(inv, now, pod);
 }
 
-export function finishFromReport(inv: InvocationObject, report: InvocationOutcome, now: number): InvocationStep {
+function reportStep(inv: InvocationObject, report: InvocationOutcome, pod: PodObject | undefined, now: number): InvocationStep {
+  if (report.phase === 'COMPLETED' || report.cause?.code !== 'INTERNAL_ERROR' || !pod) return finishFromReport(inv, report, now);
+  // A container killed at its limit says so before the pod ends (a Chromium sidecar in a cluster).
+  const outOfMemory = outOfMemoryCause(pod);
+  if (outOfMemory) return finishFromReport(inv, report, now, outOfMemory);
+  const waitUntil = Date.parse(report.endedAt ?? '') + POD_END_WAIT_MS;
+  if (!isPodTerminal(pod) && now < waitUntil) return { action: 'wait', recheckAfterMs: waitUntil - now };
+  return finishFromReport(inv, report, now);
+}
+
+function finishFromReport(inv: InvocationObject, report: InvocationOutcome, now: number, cause = report.cause): InvocationStep {
   return {
     action: 'finish',
     phase: report.phase === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
-    status: { results: report.results, cause: report.cause, startedAt: report.startedAt ?? inv.status?.startedAt, endedAt: report.endedAt ?? isoAt(now) },
+    status: { results: report.results, cause, startedAt: report.startedAt ?? inv.status?.startedAt, endedAt: report.endedAt ?? isoAt(now) },
   };
 }
 

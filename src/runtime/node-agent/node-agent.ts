@@ -285,6 +285,8 @@ export class NodeAgent {
       this.local.delete(key);
       local.timers.forEach(clearTimeout);
       if (podIP) this.addresses.release(podIP);
+      // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
+      if (local.memory?.outOfMemory()) local.outOfMemory = true;
       killProcessesUnder(dir);
       await removeFolder(dir);
       if (uid !== undefined) this.uids.release(uid);
@@ -355,7 +357,6 @@ export class NodeAgent {
   private async releaseMemory(local: LocalPod, key: string): Promise<void> {
     if (!local.memory) return;
     this.oomWatch.unwatch(local.memory);
-    if (local.memory.outOfMemory()) local.outOfMemory = true;
     await local.memory.destroy().catch((err: unknown) => this.options.log.error({ pod: key, err: (err as Error).message }, 'a pod\'s processes outlived it'));
   }
 

@@ -10,9 +10,9 @@
 // in the middle of the connect: a pool member's handler spent 26 ms of CPU (a garbage collection
 // among it), and 14 ms once three connects had run before it. So a pool member runs those three
 // before it is ready (warmUpDevtoolsClient).
-import { get } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { httpCall, readBody } from '../agent-common/http-call.js';
 
 type Callback = (error: Error | null, descriptor?: unknown) => void;
 type ProtocolFunction = (options?: ProtocolOptions | Callback, callback?: Callback) => Promise<unknown> | undefined;
@@ -77,28 +77,14 @@ function sameHost(host: string | undefined, browserHost: string): boolean {
   return host === browserHost || (host === 'localhost' && browserHost === '127.0.0.1');
 }
 
-function fetchProtocol(host: string, port: string): Promise<{ text: string; parsed: unknown }> {
-  return new Promise((resolve, reject) => {
-    const request = get({ host, port, path: PROTOCOL_PATH }, (response) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        reject(new Error(`the browser answered /json/protocol with ${response.statusCode}`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        try {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ text, parsed: JSON.parse(text) });
-        } catch (error) {
-          reject(error as Error);
-        }
-      });
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-  });
+/** How long the browser may take to send its protocol; after that a connect fetches it its own way. */
+const PROTOCOL_FETCH_TIMEOUT_MS = 10_000;
+
+async function fetchProtocol(host: string, port: string): Promise<{ text: string; parsed: unknown }> {
+  const answer = await httpCall(`http://${host}:${port}${PROTOCOL_PATH}`, { method: 'GET', timeoutMs: PROTOCOL_FETCH_TIMEOUT_MS });
+  const text = (await readBody(answer)).toString('utf8');
+  if (answer.statusCode !== 200) throw new Error(`the browser answered ${PROTOCOL_PATH} with ${answer.statusCode}`);
+  return { text, parsed: JSON.parse(text) as unknown };
 }
 
 /** Connects run by a pool member before it is ready. After one, the handler's connect still met four garbage collections. */

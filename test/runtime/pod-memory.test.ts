@@ -1,7 +1,7 @@
 // Each pod's memory bounded (docs/pod-memory.md), with the real `serve` stack: a browser pod runs in a
 // memory cgroup of its own at BROWSERFN_POD_MEMORY_MB holding Chromium, the pod agent and the user
-// process; a handler that allocates past it fails naming the limit, its pod ends OOMKilled, and no
-// process or cgroup is left; a handler within it completes.
+// process; a handler (or its page) that allocates past it fails naming the limit, its pod ends
+// OOMKilled, and no process or cgroup is left; a handler within it completes.
 import assert from 'node:assert/strict';
 import { createLogger } from '../../src/config/logger.js';
 import { Kinds } from '../../src/cluster/objects.js';
@@ -16,14 +16,19 @@ import { commandsIn, memoryCgroupsHere, memoryLimitOf, podCgroups, type MemoryCg
 
 const LIMIT_MIB = 256;
 
-/** 'hog' touches every page it allocates, 16 MiB at a time, until the pod's limit stops it; 'held' waits for the hold server. */
+/**
+ * 'hog' touches every page it allocates, 16 MiB at a time, until the pod's limit stops it;
+ * 'page-hog' has its page do the same in the browser; 'held' waits for the hold server.
+ */
 async function publishFunctions(svc: TestService, holdUrl: string, headers: Record<string, string> = {}): Promise<Map<string, string>> {
   const build = await publish(
     svc,
     writeProject({
       'index.ts': [
         "import { defineFn } from 'browserfn';",
+        "import { chromium } from 'playwright-core';",
         "defineFn('hog', async () => { const kept: Buffer[] = []; for (;;) { kept.push(Buffer.alloc(16 << 20, 1)); await new Promise((r) => setImmediate(r)); } });",
+        "defineFn('page-hog', async (ctx) => { const browser = await chromium.connectOverCDP(ctx.session.connectUrl); const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage()); await page.evaluate(async () => { const kept: Uint8Array[] = []; for (;;) { kept.push(new Uint8Array(16 << 20).fill(1)); await new Promise((r) => setTimeout(r, 0)); } }); });",
         `defineFn('held', async () => { const answer = await fetch(${JSON.stringify(holdUrl)}); return { answer: await answer.text() }; });`,
       ].join('\n'),
     }),
@@ -99,6 +104,13 @@ describe('pod memory: a memory cgroup per pod (embedded serve)', function () {
     const podStatus = [...podStatuses.entries()].find(([name]) => name.startsWith(done.id))?.[1];
     assert.equal(podStatus?.reason, 'OOMKilled', JSON.stringify(podStatus));
     assert.ok(podStatus?.containerStatuses?.every((c) => c.state?.terminated?.reason === 'OOMKilled'), JSON.stringify(podStatus));
+    await noneLeft();
+  });
+
+  it('fails a handler whose page allocates past the limit with the same cause, not as a crash of the browser', async () => {
+    const done = await invokeAndWait(svc, functions.get('page-hog')!, {}, 300_000);
+    assert.equal(done.status, 'FAILED');
+    assertOutOfMemoryCause(done.cause);
     await noneLeft();
   });
 });

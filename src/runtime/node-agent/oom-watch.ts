@@ -1,9 +1,10 @@
-// Looks at the memory cgroups of running pods a few times a second and ends a pod that ran out of
+// Looks at the memory cgroups of running pods twenty times a second and ends a pod that ran out of
 // memory as a whole (v1 has no group kill of its own: memory-cgroups.ts). cgroup v1 files tell no
 // watcher when they change, so this polls; it costs one small read per running pod.
 import type { PodMemoryCgroup } from './memory-cgroups.js';
 
-const POLL_MS = 200;
+/** A read costs about 8 µs; the sooner the better, as the other processes of a pod at its limit may fail meanwhile (ENOMEM). */
+const POLL_MS = 50;
 
 export class OomWatch {
   readonly #watched = new Map<PodMemoryCgroup, () => void>();

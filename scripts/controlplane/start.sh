@@ -83,8 +83,22 @@ BROWSERFN_CONTROLPLANE_DIR="$(dirname "$BIN")" bash "$HERE/build.sh"
 mkdir -p "$PKI" "$RUN" "$LOGS"
 rm -f "$KUBECONFIG_OUT"
 
+# A free port below the kernel's ephemeral range: restart.sh listens on the same ports again, and a
+# port from that range can meanwhile be the local end of any outgoing connection (the API server's
+# re-listen once failed with "address already in use" so).
 free_port() {
-  node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
+  node -e '
+    const net = require("net");
+    let low = 32768;
+    try { low = Number(require("fs").readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || low; } catch {}
+    const from = Math.max(1024, low - 10000);
+    const attempt = (left) => {
+      const port = left > 0 && low > from ? from + Math.floor(Math.random() * (low - from)) : 0;
+      const s = net.createServer();
+      s.once("error", () => attempt(left - 1));
+      s.listen(port, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
+    };
+    attempt(50);'
 }
 
 # Certificates and keys live across restarts; only a missing file is made again.

@@ -74,3 +74,10 @@ export interface PodStatus {
 export type PodObject = KubeObject & { spec: PodSpec; status?: PodStatus };
 
 export const isPodTerminal = (pod: PodObject): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/** The container of a browser or build pod that runs its agent (beside it, maybe, a Chromium sidecar). */
+export const AGENT_CONTAINER = 'agent';
+
+/** Whether the pod's agent has exited: the pod itself may run on, with a Chromium sidecar. */
+export const hasAgentExited = (pod: PodObject): boolean =>
+  isPodTerminal(pod) || pod.status?.containerStatuses?.some((c) => c.name === AGENT_CONTAINER && c.state?.terminated) === true;

@@ -2,7 +2,7 @@
 // templates give a pod, what the node agent reads back from a spec, and an OOMKilled pod turned
 // into the invocation's cause.
 import assert from 'node:assert/strict';
-import { nextInvocationStep, POD_END_WAIT_MS } from '../../src/controller/policies/invocation.js';
+import { AGENT_EXIT_WAIT_MS, nextInvocationStep } from '../../src/controller/policies/invocation.js';
 import { browserPod, browserPodFor } from '../../src/controller/pods/templates.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes } from '../../src/runtime/node-agent/pod-memory.js';
 import { loadSettings } from '../../src/config/settings.js';
@@ -89,7 +89,7 @@ describe('browser pod memory', () => {
     it('waits for the pod to end, then gives the memory limit as the cause, keeping the report\'s times', () => {
       const running = memoryPod({ phase: 'Running' });
       const waiting = nextInvocationStep({ inv, pod: running, report: browserGone, now: T0 + 2100 });
-      assert.deepEqual(waiting, { action: 'wait', recheckAfterMs: POD_END_WAIT_MS - 100 });
+      assert.deepEqual(waiting, { action: 'wait', recheckAfterMs: AGENT_EXIT_WAIT_MS - 100 });
       const step = nextInvocationStep({ inv, pod: ranOutOfMemory(running), report: browserGone, now: T0 + 2300 });
       assert.ok(step.action === 'finish' && step.phase === 'FAILED', JSON.stringify(step));
       assert.equal(step.status.cause?.code, 'WORKLOAD_ERROR');
@@ -105,11 +105,16 @@ describe('browser pod memory', () => {
       assert.ok(step.action === 'finish' && /memory limit of 1 GiB/.test(step.status.cause?.message ?? ''), JSON.stringify(step));
     });
 
-    it('keeps the report\'s cause when the pod ended otherwise, or has not ended within the wait', () => {
+    it('keeps the report\'s cause when the pod ended otherwise, its agent exited with Chromium running on, or nothing ended within the wait', () => {
       const ended = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Succeeded', reason: 'Completed' }), report: browserGone, now: T0 + 2100 });
       assert.ok(ended.action === 'finish', JSON.stringify(ended));
       assert.deepEqual(ended.status.cause, browserGone.cause);
-      const late = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Running' }), report: browserGone, now: T0 + 2000 + POD_END_WAIT_MS });
+      const sidecar = browserPod(inv, 1, { ...templates, chromiumSidecar: true });
+      sidecar.status = { phase: 'Running', containerStatuses: [{ name: 'chromium', state: {} }, { name: 'agent', state: { terminated: { exitCode: 0, reason: 'Completed' } } }] };
+      const agentExited = nextInvocationStep({ inv, pod: sidecar, report: browserGone, now: T0 + 2100 });
+      assert.ok(agentExited.action === 'finish', JSON.stringify(agentExited));
+      assert.deepEqual(agentExited.status.cause, browserGone.cause);
+      const late = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Running' }), report: browserGone, now: T0 + 2000 + AGENT_EXIT_WAIT_MS });
       assert.ok(late.action === 'finish', JSON.stringify(late));
       assert.deepEqual(late.status.cause, browserGone.cause);
     });

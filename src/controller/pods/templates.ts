@@ -4,7 +4,7 @@ import { Kinds, newObject, ownerReferenceTo, type KubeObject } from '../../clust
 import { Annotations, Labels, Roles, type BuildObject, type InvocationObject, type LaunchShape, type PodResources } from '../../schemas/resources.js';
 import { launchShapeOf, viewportValue } from '../../schemas/launch-shape.js';
 import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
-import type { Container, EnvVar, PodObject } from '../../schemas/pod.js';
+import { AGENT_CONTAINER, type Container, type EnvVar, type PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { memoryBytes } from '../../schemas/memory-quantity.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
@@ -140,7 +140,7 @@ function podFor(
       securityContext: { runAsNonRoot: true, runAsUser: 10001, fsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
         {
-          name: 'agent',
+          name: AGENT_CONTAINER,
           image: settings.image,
           command: ['browserfn', agent],
           env: [

@@ -1,7 +1,7 @@
 // What the invocation reconciler does next, decided from what it observed: the Invocation, its
 // browser pod, the pod's report, and the time. Pure, so every path is tested with a fake clock.
 import { Annotations, Labels, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
-import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
+import { hasAgentExited, isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { InvocationOutcome } from '../../schemas/reports.js';
 import { isTerminal } from '../../functions/invocations.js';
 import { isoAt } from '../runtime/clock.js';
@@ -11,11 +11,11 @@ import { outOfMemoryCause } from './out-of-memory.js';
 /** A pod lost before it reported is started again until the invocation has had this many attempts. */
 export const MAX_ATTEMPTS = 2;
 /**
- * How long a report of our own failure (INTERNAL_ERROR) waits for its pod to end: a pod at its
- * memory limit may fail in any way (a system call refused memory, the browser crashed) before it is
- * killed and ends OOMKilled, and running out of memory is then the cause to give.
+ * How long a report of our own failure (INTERNAL_ERROR) waits for its pod's agent to exit: a pod at
+ * its memory limit may fail in any way (a system call refused memory, the browser crashed) before it
+ * is killed and ends OOMKilled, and running out of memory is then the cause to give.
  */
-export const POD_END_WAIT_MS = 10_000;
+export const AGENT_EXIT_WAIT_MS = 10_000;
 
 export interface InvocationObservation {
   inv: InvocationObject | undefined;
@@ -66,8 +66,8 @@ function reportStep(inv: InvocationObject, report: InvocationOutcome, pod: PodOb
   // A container killed at its limit says so before the pod ends (a Chromium sidecar in a cluster).
   const outOfMemory = outOfMemoryCause(pod);
   if (outOfMemory) return finishFromReport(inv, report, now, outOfMemory);
-  const waitUntil = Date.parse(report.endedAt ?? '') + POD_END_WAIT_MS;
-  if (!isPodTerminal(pod) && now < waitUntil) return { action: 'wait', recheckAfterMs: waitUntil - now };
+  const waitUntil = Date.parse(report.endedAt ?? '') + AGENT_EXIT_WAIT_MS;
+  if (!hasAgentExited(pod) && now < waitUntil) return { action: 'wait', recheckAfterMs: waitUntil - now };
   return finishFromReport(inv, report, now);
 }
 

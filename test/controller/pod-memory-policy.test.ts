@@ -6,6 +6,7 @@ import { AGENT_EXIT_WAIT_MS, nextInvocationStep } from '../../src/controller/pol
 import { browserPod, browserPodFor } from '../../src/controller/pods/templates.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes } from '../../src/runtime/node-agent/pod-memory.js';
 import { loadSettings } from '../../src/config/settings.js';
+import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import type { InvocationOutcome } from '../../src/schemas/reports.js';
@@ -105,7 +106,7 @@ describe('browser pod memory', () => {
       assert.ok(step.action === 'finish' && /memory limit of 1 GiB/.test(step.status.cause?.message ?? ''), JSON.stringify(step));
     });
 
-    it('keeps the report\'s cause when the pod ended otherwise, its agent exited with Chromium running on, or nothing ended within the wait', () => {
+    it('keeps the report\'s cause when the pod ended otherwise, its agent exited with Chromium running on, or nothing ended within the wait or the deadline', () => {
       const ended = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Succeeded', reason: 'Completed' }), report: browserGone, now: T0 + 2100 });
       assert.ok(ended.action === 'finish', JSON.stringify(ended));
       assert.deepEqual(ended.status.cause, browserGone.cause);
@@ -117,6 +118,12 @@ describe('browser pod memory', () => {
       const late = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Running' }), report: browserGone, now: T0 + 2000 + AGENT_EXIT_WAIT_MS });
       assert.ok(late.action === 'finish', JSON.stringify(late));
       assert.deepEqual(late.status.cause, browserGone.cause);
+      // A pod's clock an hour ahead: the invocation's deadline (60 s timeout and the grace) ends the wait.
+      const ahead = { ...browserGone, endedAt: new Date(T0 + 3_600_000).toISOString() };
+      const waiting = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Running' }), report: ahead, now: T0 + 2100 });
+      assert.ok(waiting.action === 'wait' && waiting.recheckAfterMs <= (60 + POD_GRACE_SECONDS) * 1000, JSON.stringify(waiting));
+      const pastDeadline = nextInvocationStep({ inv, pod: memoryPod({ phase: 'Running' }), report: ahead, now: T0 + (60 + POD_GRACE_SECONDS) * 1000 });
+      assert.ok(pastDeadline.action === 'finish', JSON.stringify(pastDeadline));
     });
 
     it('does not wait on a handler\'s own failure, a completed run, or a pod already gone', () => {

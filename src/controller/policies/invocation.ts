@@ -66,7 +66,8 @@ function reportStep(inv: InvocationObject, report: InvocationOutcome, pod: PodOb
   // A container killed at its limit says so before the pod ends (a Chromium sidecar in a cluster).
   const outOfMemory = outOfMemoryCause(pod);
   if (outOfMemory) return finishFromReport(inv, report, now, outOfMemory);
-  const waitUntil = Date.parse(report.endedAt ?? '') + AGENT_EXIT_WAIT_MS;
+  // The report's time is the pod's clock: the invocation's deadline bounds the wait against a clock ahead.
+  const waitUntil = Math.min(Date.parse(report.endedAt ?? '') + AGENT_EXIT_WAIT_MS, deadlineOf(inv, pod));
   if (!hasAgentExited(pod) && now < waitUntil) return { action: 'wait', recheckAfterMs: waitUntil - now };
   return finishFromReport(inv, report, now);
 }

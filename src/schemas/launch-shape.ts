@@ -10,12 +10,13 @@ export function launchShapeOf(sessionConfig: Record<string, unknown> | undefined
 }
 
 /** A label-safe digest of a launch shape (and a member's resources and preloaded packages): equal launches, equal hashes. */
-export function launchHash(shape: LaunchShape, resources?: PodResources, preload?: string[]): string {
+export function launchHash(shape: LaunchShape, resources?: PodResources, preload?: string[], preloadArtifact?: string): string {
   const canonical = JSON.stringify({
     viewport: shape.viewport ? [shape.viewport.width, shape.viewport.height] : null,
     resources: resources ? [resources.requests?.cpu ?? null, resources.requests?.memory ?? null, resources.limits?.memory ?? null] : null,
     // Only when set, so pools that name none keep the hashes their members were made with.
     ...(preload ? { preload: [...preload].sort() } : {}),
+    ...(preloadArtifact ? { preloadArtifact } : {}),
   });
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }

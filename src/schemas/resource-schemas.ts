@@ -276,6 +276,12 @@ export const browserPoolSpecSchema: JsonSchema = {
     maxAgeSeconds: { type: 'integer', minimum: 60, maximum: 7 * 24 * 3600, description: 'An idle member older than this many seconds is replaced (default 1800).' },
     launch: launchShapeSchema,
     preload: runtimePackageList('The runtime packages each member loads before it is claimed (default: all); those an invocation imports besides are loaded once it is claimed.'),
+    preloadArtifact: {
+      type: 'string',
+      pattern: '^artifact-[0-9a-f]{64}$',
+      description:
+        "The built artifact (its manifest ConfigMap, artifact-<sha256>, in this namespace) whose code each member imports before it is claimed, so its top level runs ahead; members then serve only invocations of that artifact. The operator's default pool names the artifact of the namespace's Functions when they share one.",
+    },
     resources: {
       type: 'object',
       additionalProperties: false,

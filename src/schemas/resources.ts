@@ -126,6 +126,11 @@ export interface BrowserPoolSpec {
   launch?: LaunchShape;
   /** The runtime packages members load before they are claimed; absent: all of them. */
   preload?: RuntimePackage[];
+  /**
+   * The built artifact (manifest ConfigMap `artifact-<sha256>`, in the pool's namespace) whose code
+   * members load before they are claimed; they then serve only invocations of that artifact.
+   */
+  preloadArtifact?: string;
   resources?: PodResources;
 }
 

@@ -26,7 +26,7 @@ import { contentArtifactName, writeArtifact } from '../../src/functions/stored/a
 import { outcomeName } from '../../src/functions/stored/invocation-outcome.js';
 import { buildOutputName } from '../../src/functions/stored/build-output.js';
 import { Annotations, Labels, Roles, type BrowserPoolObject, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
-import { claimedMember } from '../../src/controller/pods/pool-member.js';
+import { claimedMember, poolMemberPod } from '../../src/controller/pods/pool-member.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { REPORT_BODY_LIMITS } from '../../src/schemas/report-limits.js';
 import { ContainerConfigError, resolveContainerEnv } from '../../src/runtime/node-agent/container-env.js';
@@ -255,6 +255,31 @@ describe('attack: pod tokens on the internal routes', function () {
     assert.equal(input.artifactSha256, createHash('sha256').update(artifactOf(NS)).digest('hex'));
     assert.deepEqual(Buffer.from(input.artifactBase64 ?? '', 'base64'), artifactOf(NS), 'its own artifact, small, comes with the assignment');
     assert.equal((await at('artifact')).status, 200, 'claimed, it fetches its artifact');
+  });
+
+  it("a pool member loading its pool's code ahead gets that artifact before it is claimed, from its own project only, and nothing else", async () => {
+    const bundleOf = async (namespace: string, name: string) => (await facade.cluster.resource<InvocationObject>(Kinds.Invocation).get(namespace, name))!.spec.bundleConfigMap;
+    const memberLoading = async (poolName: string, preloadArtifact: string) => {
+      const pool = await facade.cluster
+        .resource<BrowserPoolObject>(Kinds.BrowserPool)
+        .create(newObject<BrowserPoolObject>(Kinds.BrowserPool, { name: poolName, namespace: NS }, { spec: { minIdle: 1, maxIdle: 1, preloadArtifact } }));
+      return facade.cluster.resource<PodObject>(Kinds.Pod).create(poolMemberPod(pool, { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'x', image: 'img' }, new Date()));
+    };
+    const at = (pod: PodObject, route: string) => fetch(`${facade.url}/internal/v1/pods/${NS}/${pod.metadata.name}/${route}`, { headers: { authorization: `Bearer ${tokenFor(pod)}` } });
+
+    const ahead = await memberLoading('ahead', await bundleOf(NS, 'inv-1'));
+    const own = await at(ahead, 'artifact');
+    assert.equal(own.status, 200);
+    assert.equal(await own.text(), artifactOf(NS).toString());
+    const input = await at(ahead, 'input');
+    assert.equal(input.status, 409, 'no invocation before it is claimed');
+    assert.ok(!(await input.text()).includes(PARAMS_MARKER));
+
+    // Another project's artifact named in its pool: names resolve in the member's own namespace, where it is not.
+    const foreign = await memberLoading('foreign', await bundleOf(OTHER_NS, 'inv-2'));
+    const res = await at(foreign, 'artifact');
+    assert.equal(res.status, 404);
+    assert.ok(!(await res.text()).includes(ARCHIVE_MARKER));
   });
 
   const attempts: { why: string; token: () => string | undefined; status: number }[] = [

@@ -15,6 +15,7 @@ import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '..
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
 import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
 import { memoryBytes } from '../../src/schemas/memory-quantity.js';
+import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type FunctionVersionSpec, type InvocationObject } from '../../src/schemas/resources.js';
 import type { RuntimePackage } from '../../src/schemas/runtime-packages.js';
@@ -59,13 +60,13 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     return pool;
   }
 
-  async function createInvocation(sessionConfig: Record<string, unknown> = {}): Promise<InvocationObject> {
+  async function createInvocation(sessionConfig: Record<string, unknown> = {}, bundleConfigMap = `artifact-${'a'.repeat(64)}`): Promise<InvocationObject> {
     const name = randomUUID();
     const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).create({
       apiVersion: 'browserfn.dev/v1alpha1',
       kind: 'Invocation',
       metadata: { name, namespace: NS, annotations: { 'browserfn.dev/created-at': new Date(now).toISOString() } },
-      spec: { functionName: 'f', functionUid: randomUUID(), versionId: randomUUID(), bundleConfigMap: `artifact-${'a'.repeat(64)}`, params: {}, sessionConfig, timeoutSeconds: 60, sessionId: randomUUID() },
+      spec: { functionName: 'f', functionUid: randomUUID(), versionId: randomUUID(), bundleConfigMap, params: {}, sessionConfig, timeoutSeconds: 60, sessionId: randomUUID() },
     } as InvocationObject);
     await waitFor('the invocation in the cache', async () => invocations.get(NS, name));
     return inv;
@@ -189,6 +190,35 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     const matching = await createInvocation({ browserSettings: { viewport: { width: 1280, height: 720 } }, userMetadata: { team: 'x' } });
     await invocationReconciler().reconcile({ namespace: NS, name: matching.metadata.name });
     assert.equal(await podOf(matching), member.metadata.name, 'settings that do not change the launch still match');
+  });
+
+  it('gives members of a pool that loads code ahead its artifact, claims them only for invocations of it, and makes none for an artifact not there', async () => {
+    const owner = await createPool({ minIdle: 0, maxIdle: 0 }, 'artifact-owner');
+    const stored = await writeArtifact(cluster, NS, Buffer.from('the code'), { owner, maxBytes: 1024 });
+    const artifact = contentArtifactName(stored.sha256);
+    await createPool({ minIdle: 1, maxIdle: 1, preloadArtifact: artifact });
+    const reconciler = poolReconciler();
+    const [member] = await fillPool(reconciler, 1);
+    const env = Object.fromEntries(member.spec.containers[0].env!.map((e) => [e.name, e.value]));
+    assert.equal(env.BROWSERFN_ARTIFACT_SHA256, stored.sha256, 'the agent checks what it loads against the hash');
+    assert.equal(member.metadata.annotations?.[Annotations.artifact], artifact, 'the node agent hands it over from its cache');
+
+    const other = await createInvocation();
+    await invocationReconciler().reconcile({ namespace: NS, name: other.metadata.name });
+    assert.equal(await podOf(other), `${other.metadata.name}-a1`, 'other code starts cold');
+    const same = await createInvocation({}, artifact);
+    await invocationReconciler().reconcile({ namespace: NS, name: same.metadata.name });
+    assert.equal(await podOf(same), member.metadata.name, 'its own code runs on the member');
+
+    // Another artifact, not in the namespace: members could not load it, so none are made.
+    const pool = (await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get(NS, 'warm'))!;
+    await cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).update({ ...pool, spec: { ...pool.spec, preloadArtifact: `artifact-${'b'.repeat(64)}` } });
+    await waitFor('the pool change in the cache', async () => (pools.get(NS, 'warm')?.spec.preloadArtifact?.endsWith('b') ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    const ready = (await poolStatus()).conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'InvalidSpec');
+    assert.match(ready?.message ?? '', /spec\.preloadArtifact names artifact-b+, which is not an artifact of this namespace/);
+    assert.deepEqual(await idleInStore(), [], 'no member made');
   });
 
   it('refills after a claim, and removes members that ended, aged out or were launched before the pool changed', async () => {
@@ -359,7 +389,7 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
       assert.deepEqual((await get())?.spec, { minIdle: 2, maxIdle: 4, idleSeconds: 600, maxAgeSeconds: 1800 });
 
       // Members load ahead what the current versions import; all of it when a version does not say.
-      const version = (n: number, runtimePackages?: RuntimePackage[]): FunctionVersionSpec => ({ id: randomUUID(), number: n, bundleConfigMap: 'artifact-x', createdAt: new Date(now).toISOString(), ...(runtimePackages ? { runtimePackages } : {}) });
+      const version = (n: number, runtimePackages?: RuntimePackage[], bundleConfigMap = 'artifact-x'): FunctionVersionSpec => ({ id: randomUUID(), number: n, bundleConfigMap, createdAt: new Date(now).toISOString(), ...(runtimePackages ? { runtimePackages } : {}) });
       const setVersion = async (name: string, v: FunctionVersionSpec) => {
         const fns = cluster.resource<FunctionObject>(Kinds.Function);
         const fn = (await fns.get(NS, name)) ?? (await fns.create(newObject<FunctionObject>(Kinds.Function, { name, namespace: NS }, { spec: { name } })));
@@ -375,6 +405,17 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
       await setVersion('g', version(2));
       await reconcile(2);
       assert.equal((await get())?.spec.preload, undefined);
+      assert.equal((await get())?.spec.preloadArtifact, undefined, 'no artifact of a hash');
+
+      // Members load the code ahead when every current version runs the same artifact (one project published together).
+      const shared = `artifact-${'c'.repeat(64)}`;
+      await setVersion('f', version(2, [], shared));
+      await setVersion('g', version(3, [], shared));
+      await reconcile(2);
+      assert.equal((await get())?.spec.preloadArtifact, shared);
+      await setVersion('g', version(4, [], `artifact-${'d'.repeat(64)}`));
+      await reconcile(2);
+      assert.equal((await get())?.spec.preloadArtifact, undefined, 'two artifacts: no code ahead');
       await reconcile(3);
       assert.equal((await get())?.spec.minIdle, 3);
       await reconcile(0);

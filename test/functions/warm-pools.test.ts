@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
-import { Labels, type BrowserPoolObject, type BrowserPoolSpec, type InvocationObject } from '../../src/schemas/resources.js';
+import { Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { processTreeOf } from '../support/processes.js';
@@ -70,6 +70,13 @@ defineFn('first-page', async (ctx) => {
 });
 `;
 
+// Code whose import fails in a pod (its build's introspection imports it as well, and finds its Function).
+const FAILS_TO_LOAD_FN = `
+import { defineFn } from 'browserfn';
+if (process.env.BB_FUNCTIONS_PHASE === 'runtime') throw new Error('this code fails once it runs in a pod');
+defineFn('fails-to-load', async () => 'never');
+`;
+
 describe('warm pools (embedded, real Chromium)', function () {
   this.timeout(600_000);
   let svc: TestService;
@@ -112,6 +119,8 @@ describe('warm pools (embedded, real Chromium)', function () {
     }, 120_000);
     assert.equal(pool.spec.minIdle, 2);
     assert.deepEqual(pool.spec.preload, ['chrome-remote-interface'], 'members load ahead what the published Function imports');
+    const [fn] = (await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default')).items;
+    assert.equal(pool.spec.preloadArtifact, fn.spec.version?.bundleConfigMap, 'and its code');
     for (const member of await membersOf('default')) assert.equal(member.spec.containers[0].env?.find((e) => e.name === 'BROWSERFN_PRELOAD')?.value, 'chrome-remote-interface');
     assert.equal(pool.status?.desired, 2);
     assert.equal(pool.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
@@ -132,8 +141,9 @@ describe('warm pools (embedded, real Chromium)', function () {
       assert.ok(!served.has(podName), `member ${podName} served a second invocation`);
       served.add(podName);
       const said = podLogRecords(svc, podName).map((record) => record.msg);
-      const [warmed, readied, unpacked] = ['artifact extraction warmed up', 'pool member ready; waiting to be claimed', 'artifact unpacked'].map((msg) => said.indexOf(msg));
-      assert.ok(warmed >= 0 && warmed < readied && readied < unpacked, `the member unpacked an archive of its own before it was ready: ${JSON.stringify(said)}`);
+      const [unpacked, asked, readied, handed] = ['artifact unpacked', 'function code loaded and asked for its invocation', 'pool member ready; waiting to be claimed', 'invocation handed to the function code'].map((msg) => said.indexOf(msg));
+      assert.ok(unpacked >= 0 && unpacked < asked && asked < readied && readied < handed, `the member loaded the Function's code before it was ready: ${JSON.stringify(said)}`);
+      assert.ok(!said.includes('artifact came with the assignment and is verified'), 'the assignment did not bring the artifact again');
       await waitFor(`member ${podName} to be gone after its invocation`, async () => ((await pods().get('default', podName)) ? undefined : true));
     }
     const refilled = await readyMembers('default', 2);
@@ -274,6 +284,30 @@ describe('warm pools (embedded, real Chromium)', function () {
     assert.ok(events.length > 0);
     assert.deepEqual([...new Set((events as { pageId?: string }[]).map((event) => event.pageId))], [seen.pageId], 'its rrweb events are of that page alone');
     await pools().delete('default', 'drivers');
+  });
+
+  it('fails an invocation on a member whose code failed to load ahead as a cold pod fails it, and that member waited for it', async () => {
+    const build = await publish(svc, writeProject({ 'index.ts': FAILS_TO_LOAD_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const fn = (await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default')).items.find((f) => f.spec.name === 'fails-to-load')!;
+    const launch = { viewport: { width: 999, height: 555 } };
+    await createPool('fails', { minIdle: 1, maxIdle: 1, preloadArtifact: fn.spec.version!.bundleConfigMap, launch });
+    const [member] = await readyMembers('fails', 1);
+    const invokeWith = async (viewport: { width: number; height: number }) => {
+      const res = await svc.request('POST', `/v1/functions/${build.builtFunctions![0].id}/invoke`, { sessionCreateParams: { browserSettings: { viewport } } });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      return { done: await waitInvocation(svc, res.body.id as string), pod: await podOf(res.body.id as string) };
+    };
+    const warm = await invokeWith(launch.viewport);
+    assert.equal(warm.pod, member, 'it ran on the member made first: the member did not end of its code');
+    assert.equal(warm.done.status, 'FAILED');
+    assert.equal(warm.done.cause?.code, 'WORKLOAD_ERROR', JSON.stringify(warm.done));
+    assert.match(warm.done.cause?.message ?? '', /this code fails once it runs in a pod/);
+    assert.ok(Date.parse(warm.done.startedAt ?? '') >= Date.parse(warm.done.createdAt), `started ${warm.done.startedAt}, not before it was created (${warm.done.createdAt})`);
+    const cold = await invokeWith({ width: 998, height: 555 });
+    assert.match(cold.pod, /-a1$/, 'a pod made for the invocation');
+    assert.deepEqual(warm.done.cause, cold.done.cause, 'the same failure as in a cold pod');
+    await pools().delete('default', 'fails');
   });
 });
 

@@ -28,6 +28,8 @@ export interface InvocationResult {
   id: string;
   status: string;
   sessionId: string;
+  createdAt: string;
+  startedAt?: string;
   results?: unknown;
   cause?: { code: string; message?: string };
 }

@@ -40,6 +40,9 @@ export const SHM_VOLUME = 'dshm';
 /** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
 export const SIDECAR_CDP_PORT = '9222';
 
+/** The sha256 the agent checks its artifact against, whoever hands it over. */
+export const ARTIFACT_SHA256_ENV = 'BROWSERFN_ARTIFACT_SHA256';
+
 export const browserPodName = (inv: InvocationObject, attempt: number): string => `${inv.metadata.name}-a${attempt}`;
 export const buildPodName = (build: BuildObject): string => `${build.metadata.name}-build`;
 
@@ -47,7 +50,7 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
   const extraEnv: EnvVar[] = [];
   // The agent refuses an artifact that does not hash to this, whoever hands it over.
   const artifactSha256 = artifactSha256Of(inv.spec.bundleConfigMap);
-  if (artifactSha256) extraEnv.push({ name: 'BROWSERFN_ARTIFACT_SHA256', value: artifactSha256 });
+  if (artifactSha256) extraEnv.push({ name: ARTIFACT_SHA256_ENV, value: artifactSha256 });
   const labels = { [Labels.invocationName]: inv.metadata.name, [Labels.functionUid]: inv.spec.functionUid, [Labels.sessionId]: inv.spec.sessionId };
   const deadline = inv.spec.timeoutSeconds + POD_GRACE_SECONDS;
   const pod = browserPodFor(inv, browserPodName(inv, attempt), launchShapeOf(inv.spec.sessionConfig), undefined, deadline, settings, extraEnv, labels);

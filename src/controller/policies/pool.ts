@@ -43,11 +43,15 @@ const ageOf = (pod: PodObject, now: number): number => now - memberCreatedAt(pod
 const isReady = (pod: PodObject): boolean => pod.status?.phase === 'Running' && !!pod.metadata.annotations?.[Annotations.memberReady];
 const maxAgeMs = (pool: BrowserPoolObject): number => (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) * 1000;
 
-/** Pools in the invocation's namespace whose members launch the way the invocation asks, by name. */
+/**
+ * Pools in the invocation's namespace whose members launch the way the invocation asks, by name;
+ * a pool whose members load code ahead only for invocations of that code.
+ */
 export function poolsFor(inv: InvocationObject, pools: BrowserPoolObject[]): BrowserPoolObject[] {
   const shape = launchShapeOf(inv.spec.sessionConfig);
+  const servable = (pool: BrowserPoolObject) => pool.spec.preloadArtifact === undefined || pool.spec.preloadArtifact === inv.spec.bundleConfigMap;
   return pools
-    .filter((pool) => pool.metadata.namespace === inv.metadata.namespace && !pool.metadata.deletionTimestamp && sameLaunch(pool.spec.launch ?? {}, shape))
+    .filter((pool) => pool.metadata.namespace === inv.metadata.namespace && !pool.metadata.deletionTimestamp && sameLaunch(pool.spec.launch ?? {}, shape) && servable(pool))
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
@@ -93,6 +97,8 @@ export interface PoolObservation {
   room: number;
   /** The share of the node's CPU time that was busy over the last second (`serve` only: Kubernetes schedules by requests). */
   cpuBusyFraction?: number;
+  /** The artifact spec.preloadArtifact names is not in the namespace: members could not load it. */
+  missingArtifact?: boolean;
 }
 
 export interface PoolPlan {
@@ -106,8 +112,8 @@ export interface PoolPlan {
   recheckAfterMs: number;
 }
 
-export function planPool({ pool, members, invocations, now, room, cpuBusyFraction = 0 }: PoolObservation): PoolPlan {
-  const problem = specProblem(pool);
+export function planPool({ pool, members, invocations, now, room, cpuBusyFraction = 0, missingArtifact = false }: PoolObservation): PoolPlan {
+  const problem = specProblem(pool, missingArtifact);
   const cpuBusy = cpuBusyFraction >= CPU_BUSY_FRACTION;
   const matching = invocations.filter((inv) => poolsFor(inv, [pool]).length > 0);
   const arrivals = matching.map((inv) => Date.parse(queuedAt(inv))).filter((t) => !Number.isNaN(t));
@@ -201,9 +207,10 @@ function readiness(problem: string | undefined, desired: number, ready: number, 
   return { status: 'False', reason: 'Starting', message: `${ready} of ${desired} idle member(s) ready` };
 }
 
-function specProblem(pool: BrowserPoolObject): string | undefined {
+function specProblem(pool: BrowserPoolObject, missingArtifact: boolean): string | undefined {
   if (pool.metadata.name.length > MAX_POOL_NAME_LENGTH) return `The pool's name is longer than ${MAX_POOL_NAME_LENGTH} characters; its members could not be named after it`;
   if (pool.spec.maxIdle < pool.spec.minIdle) return `spec.maxIdle (${pool.spec.maxIdle}) is less than spec.minIdle (${pool.spec.minIdle}); make it at least as large`;
+  if (missingArtifact) return `spec.preloadArtifact names ${pool.spec.preloadArtifact}, which is not an artifact of this namespace; name the bundleConfigMap of one of its Function versions, or remove it`;
   return undefined;
 }
 

@@ -13,6 +13,7 @@ import { setCondition } from '../conditions.js';
 import { memberMemoryBytes, planPool, roomUnderCap, type PoolPlan } from '../policies/pool.js';
 import { isIdleMember, poolMemberPod } from '../pods/pool-member.js';
 import { createPodWithToken } from '../pods/token-secret.js';
+import { readArtifactManifest } from '../../functions/stored/artifact-store.js';
 import type { PodTemplateSettings } from '../pods/templates.js';
 
 export interface BrowserPoolReconcilerDeps {
@@ -49,7 +50,9 @@ export class BrowserPoolReconciler implements Reconciler {
     if (!pool || pool.metadata.deletionTimestamp) return;
     const now = this.deps.clock();
     const members = this.membersOf(namespace, name, now);
+    const { preloadArtifact } = pool.spec;
     const plan = planPool({
+      missingArtifact: preloadArtifact !== undefined && !(await readArtifactManifest(cluster, namespace ?? 'default', preloadArtifact)),
       pool,
       members,
       invocations: this.deps.invocations.list((inv) => inv.metadata.namespace === namespace),

@@ -1,12 +1,14 @@
 // The default warm pool of a namespace: the operator keeps one BrowserPool named "default" (the
 // default launch) in every namespace that has Functions, sized by BROWSERFN_WARM_POOL_*, and
 // removes it when that size is 0. Its members load ahead the runtime packages the namespace's
-// Functions import. Pools people create themselves are left alone.
+// Functions import, and their code when they all run one artifact. Pools people create themselves
+// are left alone.
 import { Kinds, newObject } from '../../cluster/objects.js';
 import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { WarmPoolSettings } from '../../config/settings.js';
 import type { BrowserPoolObject, BrowserPoolSpec, FunctionObject } from '../../schemas/resources.js';
 import { RUNTIME_PACKAGES, type RuntimePackage } from '../../schemas/runtime-packages.js';
+import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request } from '../runtime/controller.js';
 
@@ -16,7 +18,25 @@ export const DEFAULT_POOL_LABEL = 'browserfn.dev/default-pool';
 
 export function defaultPoolSpec(settings: WarmPoolSettings, functions: FunctionObject[] = []): BrowserPoolSpec {
   const preload = preloadFor(functions);
-  return { minIdle: settings.size, maxIdle: settings.maxSize, idleSeconds: settings.idleSeconds, maxAgeSeconds: settings.maxAgeSeconds, ...(preload ? { preload } : {}) };
+  const preloadArtifact = sharedArtifactOf(functions);
+  return {
+    minIdle: settings.size,
+    maxIdle: settings.maxSize,
+    idleSeconds: settings.idleSeconds,
+    maxAgeSeconds: settings.maxAgeSeconds,
+    ...(preload ? { preload } : {}),
+    ...(preloadArtifact ? { preloadArtifact } : {}),
+  };
+}
+
+/**
+ * The artifact the current versions of `functions` all run (one project published together shares
+ * one): members import its code ahead. Undefined when they run several, or one has no version yet.
+ */
+export function sharedArtifactOf(functions: FunctionObject[]): string | undefined {
+  const artifacts = new Set(functions.map((fn) => fn.spec.version?.bundleConfigMap));
+  const [only] = artifacts;
+  return artifacts.size === 1 && only !== undefined && artifactSha256Of(only) !== undefined ? only : undefined;
 }
 
 /**

@@ -53,6 +53,14 @@ export class InvocationRun {
   readonly #outcome: Promise<InvocationOutcome>;
   #resolveOutcome!: (outcome: InvocationOutcome) => void;
   #settled = false;
+  /** When a pool member was handed its invocation (a cold pod has it from its start). */
+  #claimedAt: Date | undefined;
+  /**
+   * A failure of code loaded ahead (its import failed, its process exited, it never asked for its
+   * invocation), kept for the invocation that claims the member.
+   */
+  #codeFailure: { outcome: InvocationOutcome; errorLog?: string } | undefined;
+  #onCodeFailure: () => void = () => undefined;
   #startedAt: Date | undefined;
   #endedAt: Date | undefined;
   #polled = false;
@@ -128,12 +136,19 @@ export class InvocationRun {
     // The viewport comes with the pod spec, so the browser starts at once.
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     this.#failOnRejection(browser, 'could not start the browser');
-    let input: Promise<InvocationInput> | undefined;
+    // The code's first `next` waits for the invocation: code loaded ahead asks before it is claimed.
+    let claimed = false;
+    let giveInput!: (input: Promise<InvocationInput>) => void;
+    const input = new Promise<InvocationInput>((resolve) => (giveInput = resolve));
+    input.catch(() => undefined);
+    let codeAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (codeAsked = resolve));
     const api = new RuntimeApiServer(
       {
-        firstInvocation: () => this.#serve(input ?? Promise.reject(new Error('no invocation yet')), browser, recorder),
+        firstInvocation: () => this.#serve(input, browser, recorder),
         onPoll: () => {
           this.#polled = true;
+          codeAsked();
           this.log.info('function code loaded and asked for its invocation');
         },
         onReport: (report) => this.#onRuntimeReport(report),
@@ -151,26 +166,59 @@ export class InvocationRun {
     const recorded: Promise<LeasedBrowser> = this.settings.poolMember ? Promise.all([browser, packagesLoaded]).then(([leased]) => leased) : browser;
     const recorder: Promise<SessionRecorder> = recorded.then((leased) => this.#startRecorder(leased));
     this.#failOnRejection(recorder, 'could not start recording the browser session');
-    // Once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
-    const extractionWarmed = this.settings.poolMember ? browser.then(() => (input ? undefined : this.#warmUpExtraction())) : undefined;
-    // Ready to be claimed: the pages already open are recorded too.
-    const ready = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed]).then(() => undefined);
+    // A member that loads its code ahead unpacks its own artifact; any other warms the extraction up
+    // once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
+    const codeAhead = this.#loadsCodeAhead ? this.#loadCodeAhead(layout, userProcess, browserTold, asked) : undefined;
+    const extractionWarmed = this.settings.poolMember && !codeAhead ? browser.then(() => (claimed ? undefined : this.#warmUpExtraction())) : undefined;
+    // Ready to be claimed: the pages already open are recorded too. Code loaded ahead that failed is
+    // ready too: it fails the invocation that claims the member, as a cold pod would.
+    const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, codeAhead]).then(() => undefined);
+    const ready = Promise.race([started, new Promise<void>((resolve) => (this.#onCodeFailure = resolve))]);
     ready.catch(() => undefined);
-    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, setInput: (value) => (input = value) };
+    const setInput = (value: Promise<InvocationInput>) => {
+      claimed = true;
+      giveInput(value);
+    };
+    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead !== undefined, setInput };
+  }
+
+  /** A pool member whose pod names an artifact loads that code before it is claimed (the pool's preloadArtifact). */
+  get #loadsCodeAhead(): boolean {
+    return this.settings.poolMember && this.settings.artifactSha256 !== undefined;
+  }
+
+  /**
+   * Gets and unpacks the member's artifact and has the code loader import it, whose code then asks
+   * for its invocation and waits. Resolves once it has asked.
+   */
+  #loadCodeAhead(layout: PodLayout, userProcess: Promise<unknown>, browserTold: Promise<void>, asked: Promise<void>): Promise<void> {
+    const bundle = this.#obtainArtifact().then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
+    this.#failOnRejection(bundle, 'could not load the function bundle');
+    const handedOver = Promise.all([bundle, userProcess]).then(([bundlePath]) => this.#loadCode(bundlePath, true));
+    this.#failOnRejection(handedOver, 'could not hand the function code to its process');
+    // Its stdin stays open for the word that it is claimed.
+    return Promise.all([handedOver, browserTold, asked]).then(() => undefined);
   }
 
   async execute(): Promise<InvocationReport> {
     void this.prepare();
-    const { layout, userStarted, browserTold, setInput } = this.#prepared!;
-    const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput);
+    this.#claimedAt = new Date();
+    const { layout, userStarted, browserTold, codeAhead, setInput } = this.#prepared!;
+    const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput).then((value) => this.#runsLoadedCode(value, codeAhead));
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
-    const bundle = this.#obtainArtifact(input).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
-    this.#failOnRejection(bundle, 'could not load the function bundle');
-    const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
-    this.#failOnRejection(handedOver, 'could not hand the function code to its process');
-    void Promise.all([handedOver, browserTold]).then(() => this.#user?.stdin?.end(), () => undefined);
+    if (codeAhead) {
+      this.#instructLoader({ claimed: true });
+      this.#user?.stdin?.end();
+      if (this.#codeFailure) this.#finish(this.#codeFailure.outcome, this.#codeFailure.errorLog);
+    } else {
+      const bundle = this.#obtainArtifact(input).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
+      this.#failOnRejection(bundle, 'could not load the function bundle');
+      const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
+      this.#failOnRejection(handedOver, 'could not hand the function code to its process');
+      void Promise.all([handedOver, browserTold]).then(() => this.#user?.stdin?.end(), () => undefined);
+    }
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
@@ -179,6 +227,14 @@ export class InvocationRun {
     const recording = await finishRecording(this.#recording, this.#endedAt ?? new Date(), this.log);
     if (recording.length > 0) await uploadRecording(this.control, recording, this.log);
     return this.#report(outcome, sessionLogs);
+  }
+
+  /** The invocation, when its artifact is the code this member loaded ahead (the claim guarantees it; checked all the same). */
+  #runsLoadedCode(input: InvocationInput, codeAhead: boolean): InvocationInput {
+    if (codeAhead && input.artifactSha256 !== this.settings.artifactSha256) {
+      throw new Error(`the invocation runs the artifact of sha256 ${input.artifactSha256}, this pool member loaded ${this.settings.artifactSha256}`);
+    }
+    return input;
   }
 
   /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
@@ -217,14 +273,14 @@ export class InvocationRun {
    * member's assignment, or downloaded; the last two verified here against the sha256 of the pod
    * spec (cold pods) or of the assignment (pool members).
    */
-  async #obtainArtifact(input: Promise<InvocationInput>): Promise<Buffer> {
+  async #obtainArtifact(input?: Promise<InvocationInput>): Promise<Buffer> {
     const { artifactFile, podDir } = this.settings;
     if (artifactFile) {
       this.log.info({ artifactFile }, 'artifact from the node cache');
       return readFileSync(artifactFile);
     }
-    // A cold pod knows the hash from its spec and downloads while its input is fetched.
-    const assignment = this.settings.artifactSha256 ? undefined : await input;
+    // A cold pod (and a member loading its code ahead) knows the hash from its spec and downloads while its input is fetched.
+    const assignment = this.settings.artifactSha256 || !input ? undefined : await input;
     const artifactSha256 = this.settings.artifactSha256 ?? assignment?.artifactSha256;
     if (assignment?.artifactBase64 !== undefined) {
       const artifact = Buffer.from(assignment.artifactBase64, 'base64');
@@ -297,9 +353,9 @@ export class InvocationRun {
     if (!this.#settled) this.#user?.stdin?.write(`${JSON.stringify(instruction)}\n`);
   }
 
-  #loadCode(bundlePath: string): void {
+  #loadCode(bundlePath: string, ahead = false): void {
     if (this.#settled || !this.#user?.stdin) return;
-    this.#instructLoader({ bundle: bundlePath });
+    this.#instructLoader(ahead ? { bundle: bundlePath, ahead } : { bundle: bundlePath });
     this.#timers.push(
       setTimeout(() => {
         if (!this.#polled) {
@@ -403,6 +459,13 @@ export class InvocationRun {
 
   #finish(outcome: InvocationOutcome, errorLog?: string): void {
     if (this.#settled) return;
+    // Code loaded ahead fails the invocation that claims the member, as it would have failed in a
+    // cold pod; the member waits for it, rather than end and have its pool start one that fails alike.
+    if (!this.#claimedAt && this.#loadsCodeAhead && outcome.phase === 'FAILED' && outcome.cause.code === 'WORKLOAD_ERROR') {
+      this.#codeFailure ??= { outcome, errorLog };
+      this.#onCodeFailure();
+      return;
+    }
     this.#settled = true;
     this.#endedAt = new Date();
     if (errorLog) this.#logs.add('error', errorLog);
@@ -479,7 +542,7 @@ export class InvocationRun {
     const report: InvocationReport = {
       kind: 'invocation',
       phase: outcome.phase,
-      startedAt: (this.#startedAt ?? this.#agentStartedAt).toISOString(),
+      startedAt: (this.#startedAt ?? this.#claimedAt ?? this.#agentStartedAt).toISOString(),
       endedAt: (this.#endedAt ?? new Date()).toISOString(),
       logs: redactDeep(this.#logs.entries(), this.#redact),
       sessionLogs: redactDeep(sessionLogs, this.#redact),
@@ -503,6 +566,8 @@ interface Prepared {
   userStarted: Promise<void>;
   /** The code loader has been told the browser's address. */
   browserTold: Promise<void>;
+  /** The member loads its code ahead (#loadCodeAhead): the invocation only has to be handed over. */
+  codeAhead: boolean;
   /** Hands the runtime API the invocation, once known. */
   setInput(input: Promise<InvocationInput>): void;
 }

@@ -22,6 +22,8 @@ export const LOADER_READY_RECORD = 'code-loader-ready';
 
 /**
  * What the agent tells the code loader on its stdin, one JSON line each: the browser's DevTools
- * WebSocket URL once it runs, and the bundle's path once it is unpacked, in either order.
+ * WebSocket URL once it runs, and the bundle's path once it is unpacked, in either order. A pool
+ * member that loads its code ahead is given the bundle `ahead` (before it is claimed), and told
+ * once it is `claimed`.
  */
-export type LoaderInstruction = { browser: string } | { bundle: string };
+export type LoaderInstruction = { browser: string } | { bundle: string; ahead?: true } | { claimed: true };

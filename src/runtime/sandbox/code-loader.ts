@@ -4,12 +4,13 @@
 // before the invocation arrives; the runtime packages the bundle imports besides are loaded once
 // its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
-// and a pool member warms up before it says it is ready, unless its bundle came first: its HTTP
+// and a pool member warms up before it says it is ready, unless it was claimed first: its HTTP
 // clients, and the browser clients it preloads: a few connects of chrome-remote-interface's
 // (devtools-protocol-cache.ts), a page of Playwright's and Puppeteer's (page-driver-warm-up.ts).
-// Then the connection the handler's first chrome-remote-interface connect will ask for is made
-// (devtools-standby-connection.ts): a member makes it before it says it is ready, a cold pod while
-// its bundle loads.
+// A member whose pool loads its code ahead is given its bundle before it is claimed, and imports it
+// meanwhile. Then the connection the handler's first chrome-remote-interface connect will ask for is
+// made (devtools-standby-connection.ts): a member makes it before it says it is ready, a cold pod
+// while its bundle loads.
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
 import { existsSync, readFileSync, writeSync } from 'node:fs';
@@ -44,6 +45,8 @@ const importedModules = new Map<string, unknown>();
 // What the agent told, and what was done with it.
 let browserEndpoint: string | undefined;
 let bundleImports: string[] | undefined;
+/** A member's invocation has come: its warm-ups stop. */
+let claimed = false;
 let protocolCached = false;
 let standbyInstalled = false;
 let devtoolsStandby: DevtoolsStandby | undefined;
@@ -55,13 +58,19 @@ if (!poolMember) announceReady();
 const instructions = createInterface({ input: process.stdin });
 instructions.on('line', (line) => {
   const instruction = JSON.parse(line) as LoaderInstruction;
+  if ('claimed' in instruction) {
+    claimed = true;
+    return;
+  }
   if ('bundle' in instruction) {
+    // A bundle given ahead is imported while the member warms up; any other comes with the invocation.
+    if (!instruction.ahead) claimed = true;
     void loadBundle(instruction.bundle);
     return;
   }
   browserEndpoint = instruction.browser;
   cacheDevtoolsProtocol();
-  if (!poolMember || bundleImports) {
+  if (!poolMember || claimed) {
     void openDevtoolsStandby();
     if (poolMember) announceReady();
     return;
@@ -131,7 +140,7 @@ async function openDevtoolsStandby(): Promise<void> {
 async function warmUpBrowserClients(wsEndpoint: string): Promise<string[]> {
   const warmedUp = warmsUpDevtoolsClient && (await warmUpDevtools(wsEndpoint)) ? [DEVTOOLS_CLIENT] : [];
   const drivers = preloaded.filter(isPageDriver).filter((name) => importedModules.has(name)).map((name) => ({ name, module: importedModules.get(name) }));
-  return [...warmedUp, ...(await warmUpPageDrivers(drivers, wsEndpoint, () => bundleImports !== undefined))];
+  return [...warmedUp, ...(await warmUpPageDrivers(drivers, wsEndpoint, () => claimed))];
 }
 
 async function warmUpDevtools(wsEndpoint: string): Promise<boolean> {

@@ -11,6 +11,9 @@ export interface LogLimits {
   maxMessageChars: number;
 }
 
+/** The line Node prints last on an uncaught error ("Node.js v20.20.2"). */
+const NODE_VERSION_LINE = /^Node\.js v\d+\.\d+\.\d+$/;
+
 export const DEFAULT_LOG_LIMITS: LogLimits = { maxTotalChars: 512 * 1024, maxMessageChars: 64 * 1024 };
 
 export class LogCollector {
@@ -56,10 +59,14 @@ export class LogCollector {
     return sorted;
   }
 
-  /** The newest error-level message, to explain a crash. */
+  /**
+   * The newest error-level message, to explain a crash: Node's version, which it prints after an
+   * uncaught error in a write of its own (so an entry of its own when read apart), is not one.
+   */
   lastError(): string | undefined {
     for (let i = this.#entries.length - 1; i >= 0; i -= 1) {
-      if (this.#entries[i].level === 'error') return this.#entries[i].message;
+      const { level, message } = this.#entries[i];
+      if (level === 'error' && !NODE_VERSION_LINE.test(message)) return message;
     }
     return undefined;
   }

@@ -43,8 +43,11 @@ export async function authenticatePod(ctx: PodRequest, { namespace, name }: PodP
 
 /** The `authorize` of the internal routes of a pod at work: the pod, then the Build or Invocation it runs. */
 export async function authorizePod(ctx: PodRequest, params: PodParams, deps: ApiDeps): Promise<PodOwner> {
-  const { namespace, name } = params;
-  const pod = await authenticatePod(ctx, params, deps);
+  return ownerOfPod(await authenticatePod(ctx, params, deps), params, deps);
+}
+
+/** The Build or Invocation an authenticated pod runs. */
+export async function ownerOfPod(pod: PodObject, { namespace, name }: PodParams, deps: ApiDeps): Promise<PodOwner> {
   const labels = pod.metadata.labels ?? {};
   if (labels[Labels.role] === Roles.buildPod) {
     const build = await deps.cluster.resource<BuildObject>(Kinds.Build).get(namespace, labels[Labels.buildName] ?? '');

@@ -9,6 +9,7 @@ import { retryOnConflict } from '../../../cluster/retry.js';
 import { watchUntil } from '../../../cluster/watch-until.js';
 import { Annotations, Labels, type InvocationObject } from '../../../schemas/resources.js';
 import type { PodObject } from '../../../schemas/pod.js';
+import { preloadedArtifactOf } from '../../../controller/pods/pool-member.js';
 
 const MAX_WAIT_SECONDS = 25;
 /** Artifacts up to this size come with the assignment: the claimed member starts without a download of its own. */
@@ -50,7 +51,9 @@ export default defineRoute<PodParams, { waitSeconds: number; ready: boolean }, u
     if (!inv) throw new HttpError(404, `The invocation pod ${params.name} was claimed for no longer exists`);
     // Only the pod the invocation names runs it (the status names the member before the member is claimed).
     if (inv.status?.podName !== params.name) throw new HttpError(409, `The invocation pod ${params.name} was claimed for runs in pod ${inv.status?.podName ?? '(none yet)'}`);
-    const [input, artifact] = await Promise.all([invocationInput(deps, inv), inlineArtifact(deps.cluster, inv)]);
+    // A member that loaded the invocation's code ahead has its artifact already.
+    const hasArtifact = preloadedArtifactOf(caller) === inv.spec.bundleConfigMap;
+    const [input, artifact] = await Promise.all([invocationInput(deps, inv), hasArtifact ? undefined : inlineArtifact(deps.cluster, inv)]);
     ctx.body = artifact ? { ...input, artifactBase64: artifact.toString('base64') } : input;
   },
 });

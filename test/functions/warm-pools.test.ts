@@ -203,24 +203,29 @@ describe('warm pools (embedded, real Chromium)', function () {
     await pools().delete('default', 'wide');
   });
 
-  it('hands an invocation that claims a member still starting to that member at once, before it would have been ready', async () => {
-    await createPool('late', { minIdle: 1, maxIdle: 1, launch: { viewport: { width: 1024, height: 600 } } });
-    // Its sandbox started (so every informer has seen it), its agent still preparing.
-    const member = await waitFor('a member of pool late started', async () => {
-      const [pod] = await membersOf('late');
-      return pod && podLogRecords(svc, pod.metadata.name).some((record) => Array.isArray(record.pids)) ? pod : undefined;
-    }, 60_000, 5);
-    assert.equal(member.metadata.annotations?.['browserfn.dev/ready-at'], undefined, 'the member is still starting');
-    const id = await invoke({ sessionCreateParams: { browserSettings: { viewport: { width: 1024, height: 600 } } } });
-    const done = await waitInvocation(svc, id);
-    assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
-    assert.equal(done.results, 1024);
-    assert.equal(await podOf(id), member.metadata.name, 'it ran on the starting member');
-    const said = podLogRecords(svc, member.metadata.name).map((record) => record.msg);
-    assert.ok(said.includes('pool member claimed while it starts'), `the member learned of its claim only once ready: ${JSON.stringify(said)}`);
-    assert.ok(!said.includes('pool member ready; waiting to be claimed'));
-    await pools().delete('default', 'late');
-  });
+  for (const codeAhead of [false, true]) {
+    it(`hands an invocation that claims a member still starting to that member at once, before it would have been ready${codeAhead ? ' (its code loaded ahead)' : ''}`, async () => {
+      const name = codeAhead ? 'late-code' : 'late';
+      const width = codeAhead ? 1025 : 1024;
+      const preloadArtifact = codeAhead ? (await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default')).items[0].spec.version!.bundleConfigMap : undefined;
+      await createPool(name, { minIdle: 1, maxIdle: 1, launch: { viewport: { width, height: 600 } }, ...(preloadArtifact ? { preloadArtifact } : {}) });
+      // Its sandbox started (so every informer has seen it), its agent still preparing.
+      const member = await waitFor(`a member of pool ${name} started`, async () => {
+        const [pod] = await membersOf(name);
+        return pod && podLogRecords(svc, pod.metadata.name).some((record) => Array.isArray(record.pids)) ? pod : undefined;
+      }, 60_000, 5);
+      assert.equal(member.metadata.annotations?.['browserfn.dev/ready-at'], undefined, 'the member is still starting');
+      const id = await invoke({ sessionCreateParams: { browserSettings: { viewport: { width, height: 600 } } } });
+      const done = await waitInvocation(svc, id);
+      assert.equal(done.status, 'COMPLETED', JSON.stringify(done));
+      assert.equal(done.results, width);
+      assert.equal(await podOf(id), member.metadata.name, 'it ran on the starting member');
+      const said = podLogRecords(svc, member.metadata.name).map((record) => record.msg);
+      assert.ok(said.includes('pool member claimed while it starts'), `the member learned of its claim only once ready: ${JSON.stringify(said)}`);
+      assert.ok(!said.includes('pool member ready; waiting to be claimed'));
+      await pools().delete('default', name);
+    });
+  }
 
   it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and the pool recovers', async function () {
     this.timeout(400_000);

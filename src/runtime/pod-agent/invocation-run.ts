@@ -172,14 +172,14 @@ export class InvocationRun {
     const extractionWarmed = this.settings.poolMember && !codeAhead ? browser.then(() => (claimed ? undefined : this.#warmUpExtraction())) : undefined;
     // Ready to be claimed: the pages already open are recorded too. Code loaded ahead that failed is
     // ready too: it fails the invocation that claims the member, as a cold pod would.
-    const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, codeAhead]).then(() => undefined);
+    const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, codeAhead?.asked]).then(() => undefined);
     const ready = Promise.race([started, new Promise<void>((resolve) => (this.#onCodeFailure = resolve))]);
     ready.catch(() => undefined);
     const setInput = (value: Promise<InvocationInput>) => {
       claimed = true;
       giveInput(value);
     };
-    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead !== undefined, setInput };
+    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead?.instructed, setInput };
   }
 
   /** A pool member whose pod names an artifact loads that code before it is claimed (the pool's preloadArtifact). */
@@ -189,28 +189,31 @@ export class InvocationRun {
 
   /**
    * Gets and unpacks the member's artifact and has the code loader import it, whose code then asks
-   * for its invocation and waits. Resolves once it has asked.
+   * for its invocation and waits. `instructed`: the loader has the bundle and the browser (its stdin
+   * stays open until then, and for the word that it is claimed); `asked`: the code has asked.
    */
-  #loadCodeAhead(layout: PodLayout, userProcess: Promise<unknown>, browserTold: Promise<void>, asked: Promise<void>): Promise<void> {
+  #loadCodeAhead(layout: PodLayout, userProcess: Promise<unknown>, browserTold: Promise<void>, asked: Promise<void>): { instructed: Promise<void>; asked: Promise<void> } {
     const bundle = this.#obtainArtifact().then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
     this.#failOnRejection(bundle, 'could not load the function bundle');
     const handedOver = Promise.all([bundle, userProcess]).then(([bundlePath]) => this.#loadCode(bundlePath, true));
     this.#failOnRejection(handedOver, 'could not hand the function code to its process');
-    // Its stdin stays open for the word that it is claimed.
-    return Promise.all([handedOver, browserTold, asked]).then(() => undefined);
+    const instructed = Promise.all([handedOver, browserTold]).then(() => undefined);
+    instructed.catch(() => undefined);
+    return { instructed, asked: Promise.all([instructed, asked]).then(() => undefined) };
   }
 
   async execute(): Promise<InvocationReport> {
     void this.prepare();
     this.#claimedAt = new Date();
     const { layout, userStarted, browserTold, codeAhead, setInput } = this.#prepared!;
-    const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput).then((value) => this.#runsLoadedCode(value, codeAhead));
+    const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput).then((value) => this.#runsLoadedCode(value, codeAhead !== undefined));
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
     if (codeAhead) {
+      // Claimed while it starts, the member may not have handed its code over yet: stdin ends after that.
       this.#instructLoader({ claimed: true });
-      this.#user?.stdin?.end();
+      void codeAhead.then(() => this.#user?.stdin?.end(), () => undefined);
       if (this.#codeFailure) this.#finish(this.#codeFailure.outcome, this.#codeFailure.errorLog);
     } else {
       const bundle = this.#obtainArtifact(input).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
@@ -566,8 +569,8 @@ interface Prepared {
   userStarted: Promise<void>;
   /** The code loader has been told the browser's address. */
   browserTold: Promise<void>;
-  /** The member loads its code ahead (#loadCodeAhead): the invocation only has to be handed over. */
-  codeAhead: boolean;
+  /** A member loading its code ahead (#loadCodeAhead): once its loader has the bundle and the browser. The invocation only has to be handed over. */
+  codeAhead: Promise<void> | undefined;
   /** Hands the runtime API the invocation, once known. */
   setInput(input: Promise<InvocationInput>): void;
 }

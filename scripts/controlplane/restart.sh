@@ -37,20 +37,36 @@ for name in kube-apiserver etcd; do
   log "killed $name (pid $pid)"
 done
 
-for name in etcd kube-apiserver; do
+# Started again on the ports they had. A port may still be taken for a while after the kill (CI
+# runs saw "bind: address already in use" on the API server's port, below the ephemeral range): one
+# that exits is started again, and what holds its port is logged.
+start_again() {
+  local name=$1
   mapfile -t args <<<"${COMMAND[$name]}"
   # 8>&- : the daemons must not hold the lock start.sh and stop.sh take.
   setsid "${args[@]}" >>"$LOGS/$name.log" 2>&1 </dev/null 8>&- &
   echo $! >"$RUN/$name.pid"
   log "started $name again (pid $!)"
-done
+}
+for name in etcd kube-apiserver; do start_again "$name"; done
 
 api_port="$(cat "$RUN/api.port")"
+starts=1
 for _ in $(seq 1 720); do
   if curl -sf --max-time 2 --cacert "$PKI/ca.crt" -H "Authorization: Bearer $(cat "$PKI/admin.token")" "https://127.0.0.1:$api_port/readyz" 2>/dev/null | grep -qx ok; then
     log "kube-apiserver ready again at https://127.0.0.1:$api_port"
     exit 0
   fi
+  for name in etcd kube-apiserver; do
+    pid="$(cat "$RUN/$name.pid")"
+    if ! ours "$pid" "$name" && (( starts < 30 )); then
+      log "$name (pid $pid) exited; what holds its ports:"
+      ss -tanp 2>/dev/null | grep -F -e ":$api_port " | head -n 20 >&2 || true
+      sleep 1
+      starts=$((starts + 1))
+      start_again "$name"
+    fi
+  done
   sleep 0.25
 done
 log "kube-apiserver did not become ready again; the last lines of $LOGS/kube-apiserver.log:"

@@ -137,7 +137,6 @@ export class InvocationRun {
     const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
     this.#failOnRejection(browser, 'could not start the browser');
     // The code's first `next` waits for the invocation: code loaded ahead asks before it is claimed.
-    let claimed = false;
     let giveInput!: (input: Promise<InvocationInput>) => void;
     const input = new Promise<InvocationInput>((resolve) => (giveInput = resolve));
     input.catch(() => undefined);
@@ -169,17 +168,13 @@ export class InvocationRun {
     // A member that loads its code ahead unpacks its own artifact; any other warms the extraction up
     // once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
     const codeAhead = this.#loadsCodeAhead ? this.#loadCodeAhead(layout, userProcess, browserTold, asked) : undefined;
-    const extractionWarmed = this.settings.poolMember && !codeAhead ? browser.then(() => (claimed ? undefined : this.#warmUpExtraction())) : undefined;
+    const extractionWarmed = this.settings.poolMember && !codeAhead ? browser.then(() => (this.#claimedAt ? undefined : this.#warmUpExtraction())) : undefined;
     // Ready to be claimed: the pages already open are recorded too. Code loaded ahead that failed is
     // ready too: it fails the invocation that claims the member, as a cold pod would.
     const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, codeAhead?.asked]).then(() => undefined);
     const ready = Promise.race([started, new Promise<void>((resolve) => (this.#onCodeFailure = resolve))]);
     ready.catch(() => undefined);
-    const setInput = (value: Promise<InvocationInput>) => {
-      claimed = true;
-      giveInput(value);
-    };
-    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead?.instructed, setInput };
+    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead?.instructed, setInput: giveInput };
   }
 
   /** A pool member whose pod names an artifact loads that code before it is claimed (the pool's preloadArtifact). */

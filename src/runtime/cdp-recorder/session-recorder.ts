@@ -50,7 +50,7 @@ export class SessionRecorder {
   #totalChars = 0;
   #dropped = 0;
   #stopped = false;
-  #closing: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
   readonly #instrumenting = new Set<Promise<void>>();
 
   private constructor(client: CDP.Client, limits: RecorderLimits) {
@@ -105,17 +105,20 @@ export class SessionRecorder {
   }
 
   /**
-   * Disconnects and returns what was recorded, ending with a marker when limits dropped events.
-   * What the browser sent before it answered the close still counts (a page's last frames).
+   * Stops recording and returns what was recorded, ending with a marker when limits dropped events.
+   * What the browser sent before it answered one last command still counts (a page's last frames):
+   * it sends everything over this one socket in order. The socket is closed without waiting for
+   * the browser's side of the close (2-4 ms at a session's end), which a frozen browser never sends.
    */
   async stop(): Promise<SessionLogEntry[]> {
-    this.#closing ??= this.#client
-      .close()
+    this.#stopping ??= this.#client
+      .send('Browser.getVersion' as never)
       .catch(() => undefined)
       .then(() => {
         this.#stopped = true;
+        this.#client.close().catch(() => undefined);
       });
-    await this.#closing;
+    await this.#stopping;
     const entries = [...this.#entries];
     if (this.#dropped > 0) {
       entries.push({

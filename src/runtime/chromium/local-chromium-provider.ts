@@ -67,7 +67,12 @@ export class LocalChromiumProvider implements BrowserProvider {
     try {
       const wsEndpoint = await new Promise<string>((resolve, reject) => {
         const stderr = new ChromiumStderr();
-        const fail = (reason: string) => reject(new Error(`Chromium (${this.options.executablePath}) ${reason}; stderr: ${stderr.tail()}`));
+        // Its timer cleared too: an aborted launch must not keep the agent's process alive for the launch timeout.
+        const fail = (reason: string) => {
+          clearTimeout(timer);
+          request.signal?.removeEventListener('abort', onAbort);
+          reject(new Error(`Chromium (${this.options.executablePath}) ${reason}; stderr: ${stderr.tail()}`));
+        };
         const timer = setTimeout(() => fail(`printed no DevTools endpoint within ${this.launchTimeoutMs()} ms`), this.launchTimeoutMs());
         const onAbort = () => fail('launch aborted');
         request.signal?.addEventListener('abort', onAbort, { once: true });

@@ -39,8 +39,8 @@ import { settledWithin } from '../agent-common/settled-within.js';
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
 const EXTRACTION_WARM_UP_DIR = 'extraction-warm-up';
-/** How long a session's end waits on the browser for each step of the recording's end (unpainted pages' frames, the recorder's socket closing). */
-const RECORDER_CLOSE_WAIT_MS = 1000;
+/** How long a session's end waits on the browser for each step of the recording's end (unpainted pages' frames, the recorder's last answer). */
+const RECORDING_END_WAIT_MS = 1000;
 
 /** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
 export type InputSource = () => Promise<unknown>;
@@ -392,16 +392,8 @@ export class InvocationRun {
     if (this.#settled) throw new Error('invocation already ended');
     this.#startedAt = new Date();
     this.log.info('invocation handed to the function code');
-    const { controlUrl, namespace, podName, podToken } = this.settings;
-    this.#liveChannel = LiveChannel.open({
-      controlUrl,
-      namespace,
-      podName,
-      podToken,
-      wsEndpoint: leased.wsEndpoint,
-      metrics: () => redactDeep(this.#sampler.snapshot(), this.#redact),
-      log: this.log,
-    });
+    // Dialled once the event is on its way: opening a socket costs the agent 1-2 ms the handler's start need not wait for.
+    setImmediate(() => this.#openLiveChannel(leased));
     const timeoutMs = invocation.timeoutSeconds * 1000;
     this.#timers.push(
       setTimeout(() => this.#finish(failed('TIMED_OUT', `The function did not finish within ${invocation.timeoutSeconds} seconds`)), timeoutMs),
@@ -419,6 +411,20 @@ export class InvocationRun {
         },
       },
     };
+  }
+
+  #openLiveChannel(leased: LeasedBrowser): void {
+    if (this.#settled) return;
+    const { controlUrl, namespace, podName, podToken } = this.settings;
+    this.#liveChannel = LiveChannel.open({
+      controlUrl,
+      namespace,
+      podName,
+      podToken,
+      wsEndpoint: leased.wsEndpoint,
+      metrics: () => redactDeep(this.#sampler.snapshot(), this.#redact),
+      log: this.log,
+    });
   }
 
   #onRuntimeReport(report: RuntimeReport): void {
@@ -491,17 +497,17 @@ export class InvocationRun {
     if (this.#handlerReported) this.#user?.freeze();
     else void this.#killUser();
     // A page left before its first frame gets one now, while the browser runs.
-    if (this.#recording) await settledWithin(this.#recording.paintUnpaintedPages(), RECORDER_CLOSE_WAIT_MS);
-    // A started recorder is closed while the browser still answers (a socket to a killed browser
-    // closes only once its memory is freed), but a browser that does not answer is not waited on.
+    if (this.#recording) await settledWithin(this.#recording.paintUnpaintedPages(), RECORDING_END_WAIT_MS);
+    // A started recorder stops while the browser still answers, but a browser that does not answer
+    // is not waited on.
     const stopping = this.#recorder?.stop();
-    let recorderClosed = this.#recorderStart === undefined;
+    let recorderStopped = this.#recorderStart === undefined;
     if (stopping) {
-      await settledWithin(stopping.then(() => (recorderClosed = true)), RECORDER_CLOSE_WAIT_MS);
+      await settledWithin(stopping.then(() => (recorderStopped = true)), RECORDING_END_WAIT_MS);
     }
-    // A recorder still connecting or closing would wait on a frozen browser for ever: that browser
+    // A recorder still connecting or stopping would wait on a frozen browser for ever: that browser
     // is killed now. A launch still under way was aborted above, which kills what it started.
-    if (this.#browser?.freeze && recorderClosed) this.#browser.freeze();
+    if (this.#browser?.freeze && recorderStopped) this.#browser.freeze();
     else if (this.#browser) void this.#releaseBrowser(this.#browser);
     // A recorder still connecting fails or finishes now that the browser is killed.
     const sessionLogs = await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));

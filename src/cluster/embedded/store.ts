@@ -17,6 +17,7 @@ import type { StoreSync } from '../../config/settings.js';
 import { PreparedStatements } from './prepared-statements.js';
 import { indexLabels, migrate, readMeta, SEALED_RESOURCE, writeMeta } from './schema.js';
 import { Sealer } from './sealing.js';
+import { CheckpointSchedule } from './checkpoint-schedule.js';
 import { WatchHub, type StoreEvent, type StoreEventType, type Watcher } from './watch-hub.js';
 
 export interface EmbeddedStoreOptions {
@@ -58,6 +59,7 @@ export class EmbeddedStore {
   /** State of the write transaction in progress. */
   private tx?: { version: number; compactedThrough: number; eventBytes: number; events: StoreEvent[] };
   private readonly sql: PreparedStatements;
+  private readonly checkpoints: CheckpointSchedule;
 
   private constructor(
     private readonly db: Database,
@@ -68,6 +70,7 @@ export class EmbeddedStore {
     private readonly folder: string,
   ) {
     this.sql = new PreparedStatements(db);
+    this.checkpoints = new CheckpointSchedule(() => this.checkpoint());
     this.version = Number(readMeta(this.sql, 'resourceVersion'));
     this.compactedThrough = Number(readMeta(this.sql, 'compactedThrough'));
     this.eventBytes = Number(this.sql.get('SELECT COALESCE(SUM(size), 0) AS bytes FROM events')?.bytes ?? 0);
@@ -91,6 +94,8 @@ export class EmbeddedStore {
       db.exec('PRAGMA journal_mode = WAL');
       // Synced at checkpoints, or at every commit (1-20 ms of the service's one thread each).
       db.exec(`PRAGMA synchronous = ${options.sync === 'full' ? 'FULL' : 'NORMAL'}`);
+      // Checkpoints run on the store's own schedule (checkpoint-schedule.ts), not inside a commit.
+      db.exec('PRAGMA wal_autocheckpoint = 0');
       migrate(db);
       checkEncryptionKey(db, sealer);
       return new EmbeddedStore(db, sealer, retention, release, options.file === ':memory:' ? '' : dirname(resolve(options.file)));
@@ -109,6 +114,7 @@ export class EmbeddedStore {
     if (this.closed) return;
     this.closed = true;
     this.hub.closeAll();
+    this.checkpoints.stop();
     this.sql.close();
     this.db.close();
     this.release();
@@ -355,8 +361,19 @@ export class EmbeddedStore {
     this.version = tx.version;
     this.compactedThrough = tx.compactedThrough;
     this.eventBytes = tx.eventBytes;
+    this.checkpoints.committed();
     this.hub.publish(tx.events);
     return result;
+  }
+
+  /** A failed checkpoint loses nothing: the log keeps every commit, and the next checkpoint copies it. */
+  private checkpoint(): void {
+    if (this.closed) return;
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch {
+      // e.g. a full disk: the next write says so
+    }
   }
 
   private activeTx(): NonNullable<EmbeddedStore['tx']> {

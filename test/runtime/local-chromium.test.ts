@@ -7,9 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import CDP from 'chrome-remote-interface';
 import { LocalChromiumProvider } from '../../src/runtime/chromium/local-chromium-provider.js';
 import { processLives } from '../../src/runtime/sandbox/process-group.js';
+import { assertNoProcessesUnder } from '../support/processes.js';
 
 const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -63,6 +66,33 @@ describe('a pod browser (local Chromium)', function () {
       }
     } finally {
       await browser.release();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
+  // A session that ends while its browser still starts aborts the launch (a pool member stopped, a
+  // pod terminated): nothing of it may be left, not even the launch's timer, which kept the agent's
+  // process alive until the launch timeout.
+  it('an aborted launch kills what it started and keeps nothing of the process alive', async function () {
+    this.timeout(30_000);
+    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+    try {
+      const provider = pathToFileURL(fileURLToPath(new URL('../../src/runtime/chromium/local-chromium-provider.js', import.meta.url))).href;
+      const script = `
+        const { LocalChromiumProvider } = await import(${JSON.stringify(provider)});
+        const abort = new AbortController();
+        const launch = new LocalChromiumProvider({ executablePath: ${JSON.stringify(CHROMIUM)}, launchTimeoutMs: 120000 }).acquire({ workDir: ${JSON.stringify(workDir)}, signal: abort.signal });
+        abort.abort();
+        await launch.then(() => process.exit(2), (error) => console.log(error.message));`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      // Exits on its own, long before the launch timeout: nothing of the launch holds it.
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      assert.equal(code, 0);
+      assert.match(output, /launch aborted/);
+      await assertNoProcessesUnder(workDir, 'the aborted launch');
+    } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
   });

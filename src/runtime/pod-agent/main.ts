@@ -1,7 +1,4 @@
-// Entry of the browser pod agent process. Chromium is launched first, from a few small modules,
-// and the rest of the agent is loaded while it starts.
-import { launchBrowserAhead } from './browser-ahead.js';
+// Entry of the browser pod agent process.
+import { runPodAgent } from './pod-agent.js';
 
-const browserProvider = launchBrowserAhead(process.env);
-const { runPodAgent } = await import('./pod-agent.js');
-process.exit(await runPodAgent(process.env, { browserProvider }));
+process.exit(await runPodAgent(process.env));

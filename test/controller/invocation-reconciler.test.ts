@@ -89,7 +89,8 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
     assert.deepEqual(waiting, { requeueAfterMs: 1 });
     assert.equal((await get(metadata.name)).status?.phase, 'RUNNING');
     now += 1;
-    await reconcile(metadata.name);
+    // The status first; the pod goes with the reconcile that follows at once.
+    assert.deepEqual(await reconcile(metadata.name), { requeueAfterMs: 0 });
     const done = await get(metadata.name);
     assert.equal(done.status?.phase, 'FAILED');
     assert.equal(done.status?.cause?.code, 'TIMED_OUT');
@@ -97,6 +98,8 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
     const succeeded = done.status?.conditions?.find((c) => c.type === 'Succeeded');
     assert.equal(succeeded?.status, 'False');
     assert.equal(succeeded?.reason, 'TIMED_OUT');
+    assert.ok(await cluster.resource<PodObject>(Kinds.Pod).get('p', pod.metadata.name), 'the pod is still there when the status is written');
+    await reconcile(metadata.name);
     const left = await cluster.resource<PodObject>(Kinds.Pod).get('p', pod.metadata.name);
     assert.ok(!left || left.metadata.deletionTimestamp, 'the browser pod is deleted');
   });
@@ -111,11 +114,12 @@ describe('invocation reconciler with a fake clock (embedded store)', () => {
     await waitFor('the condition in the cache', async () => (pods.get('p', podName)?.status?.conditions ? true : undefined));
     // creationTimestamp has whole seconds: one more second is past the deadline whatever the fraction.
     now += (TIMEOUT_S + POD_GRACE_SECONDS + 1) * 1000;
-    await reconcile(metadata.name);
+    assert.deepEqual(await reconcile(metadata.name), { requeueAfterMs: 0 });
     const done = await get(metadata.name);
     assert.equal(done.status?.phase, 'FAILED');
     assert.equal(done.status?.cause?.code, 'INTERNAL_ERROR');
     assert.match(done.status?.cause?.message ?? '', /never started: still Pending .*\(Unschedulable: 0\/2 nodes are available: 2 Insufficient memory\.\); the handler never ran/);
+    await reconcile(metadata.name);
     const left = await cluster.resource<PodObject>(Kinds.Pod).get('p', podName);
     assert.ok(!left || left.metadata.deletionTimestamp, 'the browser pod is deleted');
   });

@@ -364,6 +364,7 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     await waitFor('the claim in the cache', async () => (pods.get(NS, member.metadata.name)?.metadata.labels?.[Labels.invocationName] ? true : undefined));
     await reconciler.reconcile({ namespace: NS, name: inv.metadata.name });
     now += (60 + POD_GRACE_SECONDS) * 1000 + 1;
+    assert.deepEqual(await reconciler.reconcile({ namespace: NS, name: inv.metadata.name }), { requeueAfterMs: 0 });
     await reconciler.reconcile({ namespace: NS, name: inv.metadata.name });
     const failed = (await cluster.resource<InvocationObject>(Kinds.Invocation).get(NS, inv.metadata.name))!;
     assert.equal(failed.status?.phase, 'FAILED');

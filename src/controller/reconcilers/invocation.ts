@@ -202,7 +202,12 @@ export class InvocationReconciler implements Reconciler {
     return { requeueAfterMs: 0 };
   }
 
-  private async finish(inv: InvocationObject, phase: 'COMPLETED' | 'FAILED', patch: InvocationStatus, reported: boolean): Promise<void> {
+  /**
+   * Writes the terminal status. The pod is deleted by the next reconcile ('clean-up', at once): the
+   * status's watchers and readers are served first, not after the pod's deletion and what the node
+   * does about it.
+   */
+  private async finish(inv: InvocationObject, phase: 'COMPLETED' | 'FAILED', patch: InvocationStatus, reported: boolean): Promise<Result> {
     await this.setStatus(inv, { endedAt: isoAt(this.now()), ...patch, phase });
     this.deps.metrics.invocations.labels(phase).inc();
     const created = createdAt(inv);
@@ -211,7 +216,7 @@ export class InvocationReconciler implements Reconciler {
     this.finished.add(`${inv.metadata.namespace}/${inv.metadata.name}`);
     this.admissionChanges += 1;
     this.release(`${inv.metadata.namespace}/${inv.metadata.name}`, true);
-    await this.deletePod(inv);
+    return { requeueAfterMs: 0 };
   }
 
   /**

@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import CDP from 'chrome-remote-interface';
 import { LocalChromiumProvider } from '../../src/runtime/chromium/local-chromium-provider.js';
 import { processLives } from '../../src/runtime/sandbox/process-group.js';
@@ -76,15 +75,15 @@ describe('a pod browser (local Chromium)', function () {
   it('an aborted launch kills what it started and keeps nothing of the process alive', async function () {
     this.timeout(30_000);
     const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+    const provider = new URL('../../src/runtime/chromium/local-chromium-provider.js', import.meta.url).href;
+    const script = `
+      const { LocalChromiumProvider } = await import(${JSON.stringify(provider)});
+      const abort = new AbortController();
+      const launch = new LocalChromiumProvider({ executablePath: ${JSON.stringify(CHROMIUM)}, launchTimeoutMs: 120000 }).acquire({ workDir: ${JSON.stringify(workDir)}, signal: abort.signal });
+      abort.abort();
+      await launch.then(() => process.exit(2), (error) => console.log(error.message));`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      const provider = pathToFileURL(fileURLToPath(new URL('../../src/runtime/chromium/local-chromium-provider.js', import.meta.url))).href;
-      const script = `
-        const { LocalChromiumProvider } = await import(${JSON.stringify(provider)});
-        const abort = new AbortController();
-        const launch = new LocalChromiumProvider({ executablePath: ${JSON.stringify(CHROMIUM)}, launchTimeoutMs: 120000 }).acquire({ workDir: ${JSON.stringify(workDir)}, signal: abort.signal });
-        abort.abort();
-        await launch.then(() => process.exit(2), (error) => console.log(error.message));`;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       // Exits on its own, long before the launch timeout: nothing of the launch holds it.
@@ -93,6 +92,7 @@ describe('a pod browser (local Chromium)', function () {
       assert.match(output, /launch aborted/);
       await assertNoProcessesUnder(workDir, 'the aborted launch');
     } finally {
+      child.kill('SIGKILL');
       rmSync(workDir, { recursive: true, force: true });
     }
   });

@@ -51,6 +51,11 @@ start_again() {
 for name in etcd kube-apiserver; do start_again "$name"; done
 
 api_port="$(cat "$RUN/api.port")"
+# The ports a daemon listens on, as an `ss` pattern: the API server's one, etcd's from its own URLs.
+ports_pattern() {
+  if [[ $1 == kube-apiserver ]]; then echo ":$api_port "; return; fi
+  grep -oE '127\.0\.0\.1:[0-9]+' <<<"${COMMAND[$1]}" | sed -E 's/.*:([0-9]+)/:\1 /' | sort -u | paste -sd'|'
+}
 starts=1
 for _ in $(seq 1 720); do
   if curl -sf --max-time 2 --cacert "$PKI/ca.crt" -H "Authorization: Bearer $(cat "$PKI/admin.token")" "https://127.0.0.1:$api_port/readyz" 2>/dev/null | grep -qx ok; then
@@ -61,7 +66,7 @@ for _ in $(seq 1 720); do
     pid="$(cat "$RUN/$name.pid")"
     if ! ours "$pid" "$name" && (( starts < 30 )); then
       log "$name (pid $pid) exited; what holds its ports:"
-      ss -tanp 2>/dev/null | grep -F -e ":$api_port " | head -n 20 >&2 || true
+      ss -tanp 2>/dev/null | grep -E "$(ports_pattern "$name")" | head -n 20 >&2 || true
       sleep 1
       starts=$((starts + 1))
       start_again "$name"

@@ -368,7 +368,6 @@ export class EmbeddedStore {
 
   /** A failed checkpoint loses nothing: the log keeps every commit, and the next checkpoint copies it. */
   private checkpoint(): void {
-    if (this.closed) return;
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     } catch {

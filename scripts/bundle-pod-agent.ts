@@ -3,22 +3,29 @@
 // has changed since (src/runtime/node-agent/agent-mains.ts). `make build` and the image run it
 // after tsc, as package.json's bundle:pod-agent (which builds this script first).
 import { build } from 'esbuild';
-import { renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { POD_AGENT_BUNDLE_FILE, POD_AGENT_BUNDLE_INPUTS_FILE } from '../src/runtime/node-agent/agent-mains.js';
+import { POD_AGENT_BUNDLE_FILE, POD_AGENT_BUNDLE_INPUTS_FILE, POD_AGENT_CHUNK_PREFIX } from '../src/runtime/node-agent/agent-mains.js';
 
 const podAgentDir = fileURLToPath(new URL('../src/runtime/pod-agent/', import.meta.url));
 const bundle = join(podAgentDir, POD_AGENT_BUNDLE_FILE);
-const written = `${bundle}.partial`;
+const partialDir = join(podAgentDir, 'bundle.partial');
+rmSync(partialDir, { recursive: true, force: true });
 
+// Split at main.js's dynamic import: the agent's code is a chunk of its own, compiled only once the
+// entry has chosen how (eagerly in a pool member, src/runtime/pod-agent/main.ts).
 const result = await build({
   entryPoints: [join(podAgentDir, 'main.js')],
   bundle: true,
+  splitting: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  outfile: written,
+  outdir: partialDir,
+  entryNames: POD_AGENT_BUNDLE_FILE.replace(/\.mjs$/, ''),
+  chunkNames: `${POD_AGENT_CHUNK_PREFIX}[hash]`,
+  outExtension: { '.js': '.mjs' },
   metafile: true,
   logLevel: 'warning',
   // The packages in CommonJS call require(), which an ES module does not have.
@@ -27,6 +34,10 @@ const result = await build({
 // The packages' files too: an install after the bundle was made (npm writes them anew) makes it stale.
 const inputs = Object.keys(result.metafile.inputs).map((input) => relative(podAgentDir, resolve(input)));
 writeFileSync(join(podAgentDir, POD_AGENT_BUNDLE_INPUTS_FILE), JSON.stringify(inputs, null, 1));
-// Written last and whole, so a bundle is never newer than its list of inputs nor read half-written.
-renameSync(written, bundle);
-console.log(`bundled the pod agent from ${inputs.length} files into ${relative(process.cwd(), bundle)}`);
+const chunks = readdirSync(partialDir).filter((file) => file !== POD_AGENT_BUNDLE_FILE);
+for (const old of readdirSync(podAgentDir)) if (old.startsWith(POD_AGENT_CHUNK_PREFIX) && !chunks.includes(old)) rmSync(join(podAgentDir, old));
+for (const chunk of chunks) renameSync(join(partialDir, chunk), join(podAgentDir, chunk));
+// The entry last and whole, so a bundle is never newer than its list of inputs nor read half-written, nor before its chunks.
+renameSync(join(partialDir, POD_AGENT_BUNDLE_FILE), bundle);
+rmSync(partialDir, { recursive: true });
+console.log(`bundled the pod agent from ${inputs.length} files into ${relative(process.cwd(), bundle)} and ${chunks.length} chunk(s)`);

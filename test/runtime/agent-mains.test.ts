@@ -84,6 +84,23 @@ describe('agent mains', () => {
     }
   });
 
+  it("a pool member's agent compiles all of its code as it loads it, a cold pod's as it goes (its start is on the invocation's path)", () => {
+    const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+    // V8's compiled code of the process as it exits (without its settings, right after loading).
+    const report = `import { getHeapCodeStatistics } from 'node:v8'; process.on('exit', () => process.stderr.write('bytecode ' + getHeapCodeStatistics().bytecode_and_metadata_size + '\\n'));`;
+    const bytecodeOf = (poolMember: boolean): number => {
+      const env = { PATH: process.env.PATH, ...(poolMember ? { BROWSERFN_POOL_MEMBER: '1' } : {}) };
+      const run = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(report)}`, cli, 'pod-agent'], { env, encoding: 'utf8' });
+      assert.equal(run.status, 2, run.stderr);
+      const bytes = Number(/bytecode (\d+)/.exec(run.stderr)?.[1]);
+      assert.ok(bytes > 0, run.stderr);
+      return bytes;
+    };
+    const cold = bytecodeOf(false);
+    const member = bytecodeOf(true);
+    assert.ok(member > 2 * cold, `a pool member's agent holds ${member} bytes of bytecode, a cold pod's ${cold}: the member's code was not compiled as it loaded`);
+  });
+
   it('other commands run the command-line program', () => {
     const cli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
     const run = spawnSync(process.execPath, [cli, 'no-such-command'], { env: { PATH: process.env.PATH }, encoding: 'utf8' });

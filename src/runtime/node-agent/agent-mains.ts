@@ -8,6 +8,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const POD_AGENT_BUNDLE_FILE = 'main.bundle.mjs';
+/** How the bundle's chunks beside it are named (the agent's code, which the entry imports). */
+export const POD_AGENT_CHUNK_PREFIX = 'main.bundle-';
 /** The files the bundle was made from (the packages' too), relative to its folder: a JSON array. */
 export const POD_AGENT_BUNDLE_INPUTS_FILE = 'main.bundle.inputs.json';
 

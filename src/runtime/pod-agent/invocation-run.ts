@@ -42,6 +42,14 @@ const EXTRACTION_WARM_UP_DIR = 'extraction-warm-up';
 /** How long a session's end waits on the browser for each step of the recording's end (unpainted pages' frames, the recorder's last answer). */
 const RECORDING_END_WAIT_MS = 1000;
 
+/**
+ * How long into the handler its live-view channel is dialled. Its set-up costs the agent and the
+ * façade 1-2 ms of CPU each, which the handler's first CDP commands waited behind (about 2 ms of a
+ * warm invocation); a handler done sooner had nothing to view. Viewers ask the debug route for the
+ * live URLs first, which waits for the channel.
+ */
+const LIVE_CHANNEL_DELAY_MS = 50;
+
 /** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
 export type InputSource = () => Promise<unknown>;
 
@@ -392,8 +400,7 @@ export class InvocationRun {
     if (this.#settled) throw new Error('invocation already ended');
     this.#startedAt = new Date();
     this.log.info('invocation handed to the function code');
-    // Dialled once the event is on its way: opening a socket costs the agent 1-2 ms the handler's start need not wait for.
-    setImmediate(() => this.#openLiveChannel(leased));
+    this.#timers.push(setTimeout(() => this.#openLiveChannel(leased), LIVE_CHANNEL_DELAY_MS));
     const timeoutMs = invocation.timeoutSeconds * 1000;
     this.#timers.push(
       setTimeout(() => this.#finish(failed('TIMED_OUT', `The function did not finish within ${invocation.timeoutSeconds} seconds`)), timeoutMs),

@@ -13,16 +13,26 @@
 // while its bundle loads.
 // Usage: node code-loader.js <code dir> <runtime packages, comma separated> [<packages to load ahead>]
 // (the lists come from the agent: this script may read only itself and its support modules).
-import { existsSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './channel.js';
 import { serveDevtoolsProtocolFromCache, warmUpDevtoolsClient } from './devtools-protocol-cache.js';
 import { installDevtoolsStandby, type DevtoolsStandby } from './devtools-standby-connection.js';
 import { isPageDriver, warmUpPageDrivers } from './page-driver-warm-up.js';
+
+/**
+ * The largest bundle a pool member compiles whole as it imports it ahead (V8's --no-lazy, for the
+ * import only). Each process serves one invocation, so every function of the handler's path and
+ * the SDK's would otherwise be compiled inside it, about 2 ms of a trivial warm invocation. The
+ * member pays before it is ready, about three times the bytecode of what it would compile lazily;
+ * larger bundles compile as they run rather than cost each member tens of MB.
+ */
+const EAGER_BUNDLE_MAX_BYTES = 4 * 1024 * 1024;
 
 const [codeDir, runtimePackagesArg, preloadArg] = process.argv.slice(2);
 if (!codeDir || runtimePackagesArg === undefined) throw new Error('code-loader: the code directory and the runtime packages are required');
@@ -65,7 +75,7 @@ instructions.on('line', (line) => {
   if ('bundle' in instruction) {
     // A bundle given ahead is imported while the member warms up; any other comes with the invocation.
     if (!instruction.ahead) claimed = true;
-    void loadBundle(instruction.bundle);
+    void loadBundle(instruction.bundle, instruction.ahead === true);
     return;
   }
   browserEndpoint = instruction.browser;
@@ -84,14 +94,24 @@ instructions.on('line', (line) => {
 });
 instructions.once('close', () => process.stdin.destroy());
 
-/** A failure here ends the process as an uncaught error, which the agent reports as the code's failure to load. */
-async function loadBundle(bundlePath: string): Promise<void> {
+/**
+ * A failure here ends the process as an uncaught error, which the agent reports as the code's failure
+ * to load. A bundle given ahead is compiled whole as it is imported (up to EAGER_BUNDLE_MAX_BYTES).
+ */
+async function loadBundle(bundlePath: string, ahead: boolean): Promise<void> {
   bundleImports = runtimePackagesImportedBy(bundlePath);
   await Promise.all(bundleImports.filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
   cacheDevtoolsProtocol();
   // Before the import, whose top level may connect already.
   void openDevtoolsStandby();
-  await import(pathToFileURL(bundlePath).href);
+  // A member claimed meanwhile compiles as it goes: its invocation waits.
+  const eager = ahead && !claimed && statSync(bundlePath).size <= EAGER_BUNDLE_MAX_BYTES;
+  if (eager) setFlagsFromString('--no-lazy');
+  try {
+    await import(pathToFileURL(bundlePath).href);
+  } finally {
+    if (eager) setFlagsFromString('--lazy');
+  }
 }
 
 /** `warmedUp`: the browser clients a pool member tried out in its browser (the agent logs them). */

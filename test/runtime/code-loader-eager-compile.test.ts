@@ -31,7 +31,7 @@ describe('code loader: a bundle given ahead is compiled as it is imported', func
     assert.equal(await bytecodeOfFirstCalls(BUNDLE, true), 0);
   });
 
-  it('a bundle given with the invocation compiles each function at its first call (its start is on the invocation's path)', async () => {
+  it("a bundle given with the invocation compiles each function at its first call (its start is on the invocation's path)", async () => {
     assert.ok((await bytecodeOfFirstCalls(BUNDLE, false)) >= FUNCTIONS * 100);
   });
 

@@ -6,8 +6,9 @@
 // members that preloaded them; warm invocations with the embedded store syncing every write
 // (BROWSERFN_STORE_SYNC=full). Invocations use a handler that evaluates 1+1 in the page. Cold
 // and warm invocations are also timed with nothing polling, from the service's own watch of their
-// status, from the client's POST and from the invocation's storing (the invoke accepted): a client polling every 2 ms costs the machine most of a core (about 1.8 ms of CPU per
-// read, the client's and the service's), which a cold start, busy on both cores, waits behind.
+// status, from the client's POST and from the invocation's storing (the invoke accepted): a client
+// polling every 2 ms costs the machine most of a core (about 1.8 ms of CPU per read, the client's
+// and the service's), which a cold start, busy on both cores, waits behind.
 import { spawn } from 'node:child_process';
 import CDP from 'chrome-remote-interface';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -28,7 +28,9 @@ describe('code loader: a bundle given ahead is compiled as it is imported', func
   }
 
   it("a member's bundle given ahead: its functions' first calls compile nothing", async () => {
-    assert.equal(await bytecodeOfFirstCalls(BUNDLE, true), 0);
+    // Nothing, where a lazily compiled bundle makes 200 bytes a function (a GC meanwhile may only take some away).
+    const compiled = await bytecodeOfFirstCalls(BUNDLE, true);
+    assert.ok(compiled < FUNCTIONS * 10, `the first calls compiled ${compiled} bytes of bytecode`);
   });
 
   it("a bundle given with the invocation compiles each function at its first call (its start is on the invocation's path)", async () => {

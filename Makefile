@@ -11,7 +11,7 @@ $(NODE_MODULES_STAMP): package.json package-lock.json
 deps: $(NODE_MODULES_STAMP)
 	@bash scripts/ensure-system-deps.sh
 
-# tsc, then the pod agent as one file (package.json's bundle:pod-agent): pods start faster with it.
+# tsc, then the pod agent bundled (package.json's bundle:pod-agent: an entry and one chunk): pods start faster with it.
 build: deps
 	npx tsc -b
 	@npm run --silent bundle:pod-agent

@@ -1,5 +1,5 @@
-// Bundles the pod agent that tsc built (dist/src/runtime/pod-agent/main.js) into one file beside
-// it, with the list of the files it was made from: the node agent runs it while none of them
+// Bundles the pod agent that tsc built (dist/src/runtime/pod-agent/main.js) into an entry and one
+// chunk beside it, with the list of the files it was made from: the node agent runs it while none of them
 // has changed since (src/runtime/node-agent/agent-mains.ts). `make build` and the image run it
 // after tsc, as package.json's bundle:pod-agent (which builds this script first).
 import { build } from 'esbuild';

@@ -75,7 +75,7 @@ instructions.on('line', (line) => {
   if ('bundle' in instruction) {
     // A bundle given ahead is imported while the member warms up; any other comes with the invocation.
     if (!instruction.ahead) claimed = true;
-    void loadBundle(instruction.bundle, instruction.ahead === true);
+    void loadBundle(instruction.bundle);
     return;
   }
   browserEndpoint = instruction.browser;
@@ -98,14 +98,14 @@ instructions.once('close', () => process.stdin.destroy());
  * A failure here ends the process as an uncaught error, which the agent reports as the code's failure
  * to load. A bundle given ahead is compiled whole as it is imported (up to EAGER_BUNDLE_MAX_BYTES).
  */
-async function loadBundle(bundlePath: string, ahead: boolean): Promise<void> {
+async function loadBundle(bundlePath: string): Promise<void> {
   bundleImports = runtimePackagesImportedBy(bundlePath);
   await Promise.all(bundleImports.filter((name) => !preloaded.includes(name)).map((name) => preload(name)));
   cacheDevtoolsProtocol();
   // Before the import, whose top level may connect already.
   void openDevtoolsStandby();
-  // A member claimed meanwhile compiles as it goes: its invocation waits.
-  const eager = ahead && !claimed && statSync(bundlePath).size <= EAGER_BUNDLE_MAX_BYTES;
+  // Only a bundle given ahead to a member not claimed yet: any other (and one claimed meanwhile) has an invocation waiting.
+  const eager = !claimed && statSync(bundlePath).size <= EAGER_BUNDLE_MAX_BYTES;
   if (eager) setFlagsFromString('--no-lazy');
   try {
     await import(pathToFileURL(bundlePath).href);

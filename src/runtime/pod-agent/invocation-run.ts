@@ -35,6 +35,7 @@ import { nestingDepth } from '../../schemas/nesting.js';
 import { MAX_RESULTS_NESTING } from '../../schemas/report-limits.js';
 import { isRuntimePackage, RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 import { settledWithin } from '../agent-common/settled-within.js';
+import { warmUpHttpCalls } from './http-call-warm-up.js';
 
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
@@ -177,9 +178,11 @@ export class InvocationRun {
     // once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
     const codeAhead = this.#loadsCodeAhead ? this.#loadCodeAhead(layout, userProcess, browserTold, asked) : undefined;
     const extractionWarmed = this.settings.poolMember && !codeAhead ? browser.then(() => (this.#claimedAt ? undefined : this.#warmUpExtraction())) : undefined;
+    // Every member warms up its HTTP calls (http-call-warm-up.ts) the same way.
+    const httpCallsWarmed = this.settings.poolMember ? browser.then(() => (this.#claimedAt ? undefined : this.#warmUpHttpCalls())) : undefined;
     // Ready to be claimed: the pages already open are recorded too. Code loaded ahead that failed is
     // ready too: it fails the invocation that claims the member, as a cold pod would.
-    const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, codeAhead?.asked]).then(() => undefined);
+    const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, httpCallsWarmed, codeAhead?.asked]).then(() => undefined);
     const ready = Promise.race([started, new Promise<void>((resolve) => (this.#onCodeFailure = resolve))]);
     ready.catch(() => undefined);
     return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead?.instructed, setInput: giveInput };
@@ -309,6 +312,16 @@ export class InvocationRun {
       this.log.info({ ms: Math.round(performance.now() - started) }, 'artifact extraction warmed up');
     } catch (err) {
       this.log.warn({ err }, 'could not warm up the artifact extraction');
+    }
+  }
+
+  async #warmUpHttpCalls(): Promise<void> {
+    const started = performance.now();
+    try {
+      await warmUpHttpCalls();
+      this.log.info({ ms: Math.round(performance.now() - started) }, 'HTTP calls warmed up');
+    } catch (err) {
+      this.log.warn({ err }, 'could not warm up the HTTP calls');
     }
   }
 

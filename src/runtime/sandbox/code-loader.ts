@@ -212,26 +212,44 @@ async function preload(name: string): Promise<void> {
 
 /**
  * Node compiles each HTTP client on a process's first request with it: fetch's (its bundled undici,
- * about 50 ms of CPU) and http's (a few ms). A pool member makes one request with each while it
- * waits, so that the SDK's first `next` waits for neither, whichever it uses
- * (@browserbasehq/sdk-functions uses fetch, this project's SDK http). A cold pod does not: its start
- * is bound by the CPU its browser shares. The answers (404s) are not read for anything.
+ * about 50 ms of CPU) and http's (a few ms); and a request that sends and reads a body runs code a
+ * bodiless one does not (fetch's first such request took about 5 ms more than its later ones). A
+ * pool member posts a small JSON body with each while it waits and reads the JSON answer, as the
+ * SDKs do with `next` and the result (@browserbasehq/sdk-functions uses fetch, this project's SDK
+ * http), so that neither compiles inside the invocation. A cold pod does not: its start is bound by
+ * the CPU its browser shares. The answers (404s: the path is no route of the runtime API) are read
+ * for nothing else.
  */
 async function warmHttpClients(): Promise<void> {
   const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
   if (!runtimeApi) return;
-  const url = `http://${runtimeApi}/`;
+  const url = `http://${runtimeApi}/warm-up`;
+  const body = JSON.stringify({ warmUp: true });
   // The runtime API is the agent's: if it does not answer, the SDK's own request says so.
   const viaHttp = new Promise<void>((resolve) => {
-    const sent = request(url, { method: 'HEAD' }, (answer) => answer.once('end', resolve).resume());
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const sent = request(url, { method: 'POST', headers }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.once('end', () => resolve(parseJsonAnswer(Buffer.concat(chunks).toString('utf8'))));
+      answer.once('error', () => resolve());
+    });
     sent.once('error', () => resolve());
-    sent.end();
+    sent.end(body);
   });
-  const viaFetch = fetch(url, { method: 'HEAD' }).then((answer) => answer.arrayBuffer()).then(
+  const viaFetch = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((answer) => answer.json()).then(
     () => undefined,
     () => undefined,
   );
   await Promise.all([viaHttp, viaFetch]);
+}
+
+function parseJsonAnswer(text: string): void {
+  try {
+    JSON.parse(text);
+  } catch {
+    // Not the agent's answer: nothing to warm up with.
+  }
 }
 
 /** The file an ESM `import` of the package loads, when its exports name one apart from require's. */

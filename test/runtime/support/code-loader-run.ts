@@ -145,15 +145,17 @@ export interface LoaderRunOptions {
   watched: FakeBrowser;
   /** Runs once the loader said it was ready, before a late bundle is told. */
   onReady?: () => void;
+  /** Set in the loader's environment besides this process's (as the agent sets AWS_LAMBDA_RUNTIME_API). */
+  env?: Record<string, string>;
 }
 
 /** Runs the loader with `bundle` as the code until it exits; fails unless it exits 0. */
-export async function runCodeLoader({ podDir, bundle, instructions, preload, tellEarly = true, watched, onReady }: LoaderRunOptions): Promise<LoaderRun> {
+export async function runCodeLoader({ podDir, bundle, instructions, preload, tellEarly = true, watched, onReady, env }: LoaderRunOptions): Promise<LoaderRun> {
   const codeDir = join(podDir, 'code');
   mkdirSync(codeDir, { recursive: true });
   linkRuntimeModules(podDir, defaultRuntimeModulesDir());
   writeFileSync(join(codeDir, 'main.mjs'), bundle);
-  const child = spawn(process.execPath, [CODE_LOADER_PATH, codeDir, RUNTIME_PACKAGES.join(','), ...(preload ? [preload.join(',')] : [])], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CODE_LOADER_PATH, codeDir, RUNTIME_PACKAGES.join(','), ...(preload ? [preload.join(',')] : [])], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   let commandsWhenReady: string[] | undefined;

@@ -12,7 +12,7 @@ import type { LoaderInstruction } from '../../src/runtime/sandbox/channel.js';
 import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../../src/runtime/sandbox/code-loader-files.js';
 import { podLayout } from '../../src/runtime/sandbox/pod-layout.js';
 import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../src/runtime/sandbox/runtime-modules.js';
-import { CHANNEL_SUPPORT_PATH, startSandboxedProcess } from '../../src/runtime/sandbox/sandboxed-process.js';
+import { CHANNEL_SUPPORT_PATH, CONSOLE_PRELOAD_PATH, startSandboxedProcess } from '../../src/runtime/sandbox/sandboxed-process.js';
 import { RUNTIME_PACKAGES } from '../../src/schemas/runtime-packages.js';
 
 // A callback fstat fills Node's shared stat array; on the channel fd (a pipe) it leaves a pipe's
@@ -40,7 +40,8 @@ describe('module paths in a user process', () => {
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('lets the code loader read every module it imports (and no other of the runtime)', () => {
-    const imported = [...relativeImportsOf(CODE_LOADER_PATH)].filter((file) => file !== CHANNEL_SUPPORT_PATH).sort();
+    // The channel and the console preload are every user process's (sandboxed-process.ts).
+    const imported = [...relativeImportsOf(CODE_LOADER_PATH)].filter((file) => file !== CHANNEL_SUPPORT_PATH && file !== CONSOLE_PRELOAD_PATH).sort();
     assert.ok(imported.length > 0, 'the loader imports modules of its own');
     assert.deepEqual(imported, [...CODE_LOADER_SUPPORT_PATHS].sort());
   });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 const sandboxFile = (file: string): string => fileURLToPath(new URL(`../${file}`, import.meta.url));
 
 export const CODE_LOADER_PATH = sandboxFile('sandbox/code-loader.js');
-/** What the code loader imports, directly or through each other (the channel is every user process's: sandboxed-process.ts). */
+/** What the code loader imports, directly or through each other (the channel and the console preload are every user process's: sandboxed-process.ts). */
 export const CODE_LOADER_SUPPORT_PATHS = [
   'sandbox/devtools-protocol-cache.js',
   'sandbox/devtools-standby-connection.js',

@@ -4,8 +4,8 @@
 // before the invocation arrives; the runtime packages the bundle imports besides are loaded once
 // its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
-// and a pool member warms up before it says it is ready, unless it was claimed first: its HTTP
-// clients, and the browser clients it preloads: a few connects of chrome-remote-interface's
+// and a pool member warms up before it says it is ready, unless it was claimed first: its console's
+// formatting (console-preload.ts), its HTTP clients, and the browser clients it preloads: a few connects of chrome-remote-interface's
 // (devtools-protocol-cache.ts), a page of Playwright's and Puppeteer's (page-driver-warm-up.ts).
 // A member whose pool loads its code ahead is given its bundle before it is claimed, and imports it
 // meanwhile. Then the connection the handler's first chrome-remote-interface connect will ask for is
@@ -24,6 +24,7 @@ import { CHANNEL_FD, LOADER_READY_RECORD, type LoaderInstruction } from './chann
 import { serveDevtoolsProtocolFromCache, warmUpDevtoolsClient } from './devtools-protocol-cache.js';
 import { installDevtoolsStandby, type DevtoolsStandby } from './devtools-standby-connection.js';
 import { isPageDriver, warmUpPageDrivers } from './page-driver-warm-up.js';
+import { warmUpConsole } from './console-preload.js';
 
 /**
  * The largest bundle a pool member compiles whole as it imports it ahead (V8's --no-lazy, for the
@@ -85,6 +86,7 @@ instructions.on('line', (line) => {
     if (poolMember) announceReady();
     return;
   }
+  warmUpConsole();
   void Promise.all([warmHttpClients(), warmUpBrowserClients(browserEndpoint)])
     .then(async ([, warmedUp]) => {
       await openDevtoolsStandby();

@@ -28,7 +28,20 @@ const LEVEL_OF_METHOD: Record<string, LogLevel> = {
   assert: 'error',
 };
 
+/** Set once console goes to the channel: formats through it once, sending nothing. */
+let formatOnce: (() => void) | undefined;
+
 if (channelIsOpen()) routeConsoleToChannel();
+
+/**
+ * Node compiles console's formatting (util.format, util.inspect) at a process's first console call,
+ * about 1 ms of CPU; @browserbasehq/sdk-functions logs three lines before it calls the handler and
+ * two after. A pool member's code loader calls this while it waits, so that its invocation's first
+ * calls find that code compiled. Nothing reaches the channel.
+ */
+export function warmUpConsole(): void {
+  formatOnce?.();
+}
 
 function channelIsOpen(): boolean {
   try {
@@ -41,9 +54,10 @@ function channelIsOpen(): boolean {
 
 function routeConsoleToChannel(): void {
   let level: LogLevel = 'info';
+  let discarding = false;
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      sendRecord({ type: 'console', level, message: chunk.toString('utf8').replace(/\n$/, ''), timestamp: new Date().toISOString() });
+      if (!discarding) sendRecord({ type: 'console', level, message: chunk.toString('utf8').replace(/\n$/, ''), timestamp: new Date().toISOString() });
       done();
     },
   });
@@ -58,6 +72,15 @@ function routeConsoleToChannel(): void {
       format(...args);
     };
   }
+  formatOnce = () => {
+    // The sink is written synchronously: nothing else is sent while it discards.
+    discarding = true;
+    try {
+      formatter.log(`warm-up ${1}:`, { list: [1, 'two'], nested: { at: new Date(0) } });
+    } finally {
+      discarding = false;
+    }
+  };
 }
 
 function sendRecord(record: ConsoleRecord): void {

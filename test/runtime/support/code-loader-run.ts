@@ -10,8 +10,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { LOADER_READY_RECORD, type LoaderInstruction } from '../../../src/runtime/sandbox/channel.js';
+import { LOADER_READY_RECORD, type ConsoleRecord, type LoaderInstruction } from '../../../src/runtime/sandbox/channel.js';
+import { CONSOLE_PRELOAD_PATH } from '../../../src/runtime/sandbox/sandboxed-process.js';
 import { CODE_LOADER_PATH } from '../../../src/runtime/sandbox/code-loader-files.js';
 import { defaultRuntimeModulesDir, linkRuntimeModules } from '../../../src/runtime/sandbox/runtime-modules.js';
 import { RUNTIME_PACKAGES } from '../../../src/schemas/runtime-packages.js';
@@ -124,8 +126,10 @@ export function useFakeBrowsers(prefix: string): FakeBrowsers {
 }
 
 export interface LoaderRun {
-  /** What the bundle printed (JSON). */
+  /** The bundle's last console line (JSON), as the channel carried it. */
   printed: unknown;
+  /** Every console line the channel carried. */
+  consoleLines: string[];
   /** The watched browser's commands so far when the loader said it was ready (undefined: it never said so). */
   commandsWhenReady: string[] | undefined;
   /** The watched browser's WebSockets so far when the loader said it was ready. */
@@ -155,7 +159,8 @@ export async function runCodeLoader({ podDir, bundle, instructions, preload, tel
   mkdirSync(codeDir, { recursive: true });
   linkRuntimeModules(podDir, defaultRuntimeModulesDir());
   writeFileSync(join(codeDir, 'main.mjs'), bundle);
-  const child = spawn(process.execPath, [CODE_LOADER_PATH, codeDir, RUNTIME_PACKAGES.join(','), ...(preload ? [preload.join(',')] : [])], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  // As the agent starts it: console goes to the channel (sandboxed-process.ts).
+  const child = spawn(process.execPath, ['--import', pathToFileURL(CONSOLE_PRELOAD_PATH).href, CODE_LOADER_PATH, codeDir, RUNTIME_PACKAGES.join(','), ...(preload ? [preload.join(',')] : [])], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
   let commandsWhenReady: string[] | undefined;
@@ -170,7 +175,9 @@ export async function runCodeLoader({ podDir, bundle, instructions, preload, tel
     if (left === 0) child.stdin!.end();
   };
   const channel = child.stdio[3] as Readable;
+  let channelText = '';
   channel.on('data', (chunk: Buffer) => {
+    channelText += chunk.toString();
     if (commandsWhenReady || !chunk.toString().includes(LOADER_READY_RECORD)) return;
     commandsWhenReady = [...watched.commands];
     socketsWhenReady = watched.sockets;
@@ -181,5 +188,8 @@ export async function runCodeLoader({ podDir, bundle, instructions, preload, tel
   tell(tellEarly ? told : told.filter((instruction) => 'browser' in instruction));
   const [code] = (await once(child, 'exit')) as [number | null];
   assert.equal(code, 0, stderr);
-  return { printed: JSON.parse(stdout), commandsWhenReady, socketsWhenReady };
+  const records = channelText.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { type: string; message?: string });
+  const consoleLines = records.filter((record): record is ConsoleRecord => record.type === 'console').map((record) => record.message);
+  assert.ok(consoleLines.length > 0, `the bundle printed nothing to the console (stdout: ${stdout})`);
+  return { printed: JSON.parse(consoleLines[consoleLines.length - 1]), consoleLines, commandsWhenReady, socketsWhenReady };
 }

@@ -3,7 +3,8 @@
 // claimed), where the time goes before the handler starts, the handler's CDP round trip to its
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
 // memory one idle pool member holds; warm invocations whose handler uses Playwright or Puppeteer, on
-// members that preloaded them; warm invocations with the embedded store syncing every write
+// members that preloaded them; warm invocations of the same handler written for
+// @browserbasehq/sdk-functions; warm invocations with the embedded store syncing every write
 // (BROWSERFN_STORE_SYNC=full). Invocations use a handler that evaluates 1+1 in the page. Cold
 // and warm invocations are also timed with nothing polling, from the service's own watch of their
 // status, from the client's POST and from the invocation's storing (the invoke accepted): a client
@@ -14,6 +15,7 @@ import CDP from 'chrome-remote-interface';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Kinds } from '../src/cluster/objects.js';
 import { Labels, type BrowserPoolObject, type InvocationObject } from '../src/schemas/resources.js';
 import { isTerminal } from '../src/functions/invocations.js';
@@ -64,6 +66,16 @@ defineFn('cdp-round-trip', (ctx) =>
   }),
 );
 `;
+
+// The same Functions written for @browserbasehq/sdk-functions, installed from the lockfile of the
+// test project written for it: that SDK asks for its invocation and posts its result with fetch, and
+// logs around the handler, where this project's SDK uses http and logs nothing.
+const SDK_FUNCTIONS_FIXTURE = fileURLToPath(new URL('../../test/fixtures/projects/sdk-functions', import.meta.url));
+const SDK_FUNCTIONS_PROJECT: Record<string, string> = {
+  'index.ts': FUNCTIONS.replace("from 'browserfn'", "from '@browserbasehq/sdk-functions'"),
+  'package.json': readFileSync(join(SDK_FUNCTIONS_FIXTURE, 'package.json'), 'utf8'),
+  'package-lock.json': readFileSync(join(SDK_FUNCTIONS_FIXTURE, 'package-lock.json'), 'utf8'),
+};
 
 // A project whose Functions drive the page with the libraries most users have: its pool's members
 // preload both and try them out before they are ready (src/runtime/sandbox/page-driver-warm-up.ts).
@@ -163,9 +175,9 @@ interface Bench {
   ids: Record<string, string>;
 }
 
-async function startBench(env: Record<string, string>, functions = FUNCTIONS): Promise<Bench> {
+async function startBench(env: Record<string, string>, project: Record<string, string> = { 'index.ts': FUNCTIONS }): Promise<Bench> {
   const svc = await startTestService(env, { captureLog: true });
-  const build = await publish(svc, writeProject({ 'index.ts': functions }));
+  const build = await publish(svc, writeProject(project));
   if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
   return { svc, ids: Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id])) };
 }
@@ -360,7 +372,17 @@ export async function runInvocationBench(): Promise<void> {
     await synced.svc.stop();
   }
 
-  const drivers = await startBench(WARM_POOL_ENV, DRIVER_FUNCTIONS);
+  const sdkFunctions = await startBench(WARM_POOL_ENV, SDK_FUNCTIONS_PROJECT);
+  let sdkFunctionsRuns: Timed[];
+  let sdkFunctionsUnpolled: Unpolled[];
+  try {
+    sdkFunctionsRuns = await sequential(sdkFunctions, true);
+    sdkFunctionsUnpolled = await warmUnpolledRuns(sdkFunctions);
+  } finally {
+    await sdkFunctions.svc.stop();
+  }
+
+  const drivers = await startBench(WARM_POOL_ENV, { 'index.ts': DRIVER_FUNCTIONS });
   let playwrightRuns: Timed[];
   let puppeteerRuns: Timed[];
   let driverMemory: Awaited<ReturnType<typeof idleMemberMemory>>;
@@ -389,6 +411,8 @@ export async function runInvocationBench(): Promise<void> {
   row('warm invocation, nothing polling (accepted → COMPLETED stored)', [u(warmUnpolled, 'acceptedMs', 50), u(warmUnpolled, 'acceptedMs', 95), u(warmUnpolled, 'acceptedMs', 50) / bare]);
   row('warm invocation, store syncing every write (STORE_SYNC=full)', [p(syncedRuns, 'totalMs', 50), p(syncedRuns, 'totalMs', 95), p(syncedRuns, 'totalMs', 50) / bare]);
   row('warm invocation, same, nothing polling', [u(syncedUnpolled, 'totalMs', 50), u(syncedUnpolled, 'totalMs', 95), u(syncedUnpolled, 'totalMs', 50) / bare]);
+  row('warm invocation, @browserbasehq/sdk-functions handler', [p(sdkFunctionsRuns, 'totalMs', 50), p(sdkFunctionsRuns, 'totalMs', 95), p(sdkFunctionsRuns, 'totalMs', 50) / bare]);
+  row('warm invocation, same, nothing polling (from the invoke accepted)', [u(sdkFunctionsUnpolled, 'acceptedMs', 50), u(sdkFunctionsUnpolled, 'acceptedMs', 95), u(sdkFunctionsUnpolled, 'acceptedMs', 50) / bare]);
   row('warm invocation, Playwright handler (connectOverCDP, evaluate)', [p(playwrightRuns, 'totalMs', 50), p(playwrightRuns, 'totalMs', 95), p(playwrightRuns, 'totalMs', 50) / bare]);
   row('warm invocation, Puppeteer handler (connect, evaluate)', [p(puppeteerRuns, 'totalMs', 50), p(puppeteerRuns, 'totalMs', 95), p(puppeteerRuns, 'totalMs', 50) / bare]);
   row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);

@@ -5,8 +5,9 @@
 // its path is known (all of them, in a cold pod). Once told where the browser is, a
 // loader whose bundle uses chrome-remote-interface fetches the browser's protocol description for it,
 // and a pool member warms up before it says it is ready, unless it was claimed first: its console's
-// formatting (console-preload.ts), its HTTP clients, and the browser clients it preloads: a few connects of chrome-remote-interface's
-// (devtools-protocol-cache.ts), a page of Playwright's and Puppeteer's (page-driver-warm-up.ts).
+// formatting (console-preload.ts), its HTTP clients, and the browser clients it preloads: a few
+// connects of chrome-remote-interface's (devtools-protocol-cache.ts), a page of Playwright's and
+// Puppeteer's (page-driver-warm-up.ts).
 // A member whose pool loads its code ahead is given its bundle before it is claimed, and imports it
 // meanwhile. Then the connection the handler's first chrome-remote-interface connect will ask for is
 // made (devtools-standby-connection.ts): a member makes it before it says it is ready, a cold pod

@@ -1,6 +1,6 @@
-// The code loader run as the agent runs it (its stdin instructions, its channel, the runtime modules
-// linked beside the code), against a fake browser that counts what it is asked: what the loader
-// does with chrome-remote-interface before and for a bundle.
+// The code loader run as the agent runs it (its stdin instructions, its channel, the console preload,
+// the runtime modules linked beside the code), against a fake browser that counts what it is asked:
+// what the loader does with chrome-remote-interface before and for a bundle.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';

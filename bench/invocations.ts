@@ -67,6 +67,8 @@ defineFn('cdp-round-trip', (ctx) =>
 );
 `;
 
+const EVAL_PROJECT = { 'index.ts': FUNCTIONS };
+
 // The same Functions written for @browserbasehq/sdk-functions, installed from the lockfile of the
 // test project written for it: that SDK asks for its invocation and posts its result with fetch, and
 // logs around the handler, where this project's SDK uses http and logs nothing.
@@ -175,11 +177,16 @@ interface Bench {
   ids: Record<string, string>;
 }
 
-async function startBench(env: Record<string, string>, project: Record<string, string> = { 'index.ts': FUNCTIONS }): Promise<Bench> {
+/** Starts a service with `project` published, measures on it, and stops it whatever the measuring did. */
+async function measureOn<T>(env: Record<string, string>, project: Record<string, string>, measure: (bench: Bench) => Promise<T>): Promise<T> {
   const svc = await startTestService(env, { captureLog: true });
-  const build = await publish(svc, writeProject(project));
-  if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
-  return { svc, ids: Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id])) };
+  try {
+    const build = await publish(svc, writeProject(project));
+    if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
+    return await measure({ svc, ids: Object.fromEntries(build.builtFunctions!.map((fn) => [fn.name, fn.id])) });
+  } finally {
+    await svc.stop();
+  }
 }
 
 /** POST …/invoke; the invocation's ID. */
@@ -267,6 +274,12 @@ async function warmUnpolledRuns(bench: Bench): Promise<Unpolled[]> {
   return runs;
 }
 
+/** Warm invocations of `eval`, polled by the client and then with nothing polling. */
+async function warmEvalRuns(bench: Bench): Promise<{ polled: Timed[]; unpolled: Unpolled[] }> {
+  const polled = await sequential(bench, true);
+  return { polled, unpolled: await warmUnpolledRuns(bench) };
+}
+
 /** `BACK_TO_BACK` invocations from `concurrency` clients, each invoking as soon as its last finished. */
 async function backToBack(bench: Bench, concurrency: number): Promise<{ perSecond: number; p50: number; p95: number }> {
   let left = BACK_TO_BACK;
@@ -331,69 +344,33 @@ export async function runInvocationBench(): Promise<void> {
     evaluatedMs.push(evaluated);
   }
 
-  const cold = await startBench({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) });
-  let coldRuns: Timed[];
-  const coldUnpolled: Unpolled[] = [];
-  let coldLoad: Awaited<ReturnType<typeof backToBack>>;
-  try {
-    coldRuns = await sequential(cold, false);
+  const { coldRuns, coldUnpolled, coldLoad } = await measureOn({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) }, EVAL_PROJECT, async (cold) => {
+    const coldRuns = await sequential(cold, false);
+    const coldUnpolled: Unpolled[] = [];
     for (let i = 0; i < RUNS; i += 1) coldUnpolled.push(await invokeUnpolled(cold, 'eval'));
-    coldLoad = await backToBack(cold, POOL_N);
-  } finally {
-    await cold.svc.stop();
-  }
+    return { coldRuns, coldUnpolled, coldLoad: await backToBack(cold, POOL_N) };
+  });
 
-  const warm = await startBench(WARM_POOL_ENV);
-  let warmRuns: Timed[];
-  let warmUnpolled: Unpolled[];
-  let warmLoad: Awaited<ReturnType<typeof backToBack>>;
-  let rtt: { p50: number; p95: number };
-  let memory: Awaited<ReturnType<typeof idleMemberMemory>>;
-  try {
-    warmRuns = await sequential(warm, true);
-    warmUnpolled = await warmUnpolledRuns(warm);
+  const { warmRuns, warmUnpolled, memory, rtt, warmLoad } = await measureOn(WARM_POOL_ENV, EVAL_PROJECT, async (warm) => {
+    const warmRuns = await sequential(warm, true);
+    const warmUnpolled = await warmUnpolledRuns(warm);
     await poolReady(warm.svc);
-    memory = await idleMemberMemory(warm.svc);
-    rtt = (await invokeTimed(warm, 'cdp-round-trip')).results as typeof rtt;
+    const memory = await idleMemberMemory(warm.svc);
+    const rtt = (await invokeTimed(warm, 'cdp-round-trip')).results as { p50: number; p95: number };
     await poolReady(warm.svc);
-    warmLoad = await backToBack(warm, POOL_N);
-  } finally {
-    await warm.svc.stop();
-  }
+    return { warmRuns, warmUnpolled, memory, rtt, warmLoad: await backToBack(warm, POOL_N) };
+  });
 
   // The embedded store syncing every write (docs/store.md), where the default syncs at checkpoints.
-  const synced = await startBench({ ...WARM_POOL_ENV, BROWSERFN_STORE_SYNC: 'full' });
-  let syncedRuns: Timed[];
-  let syncedUnpolled: Unpolled[];
-  try {
-    syncedRuns = await sequential(synced, true);
-    syncedUnpolled = await warmUnpolledRuns(synced);
-  } finally {
-    await synced.svc.stop();
-  }
+  const synced = await measureOn({ ...WARM_POOL_ENV, BROWSERFN_STORE_SYNC: 'full' }, EVAL_PROJECT, warmEvalRuns);
+  const sdkFunctions = await measureOn(WARM_POOL_ENV, SDK_FUNCTIONS_PROJECT, warmEvalRuns);
 
-  const sdkFunctions = await startBench(WARM_POOL_ENV, SDK_FUNCTIONS_PROJECT);
-  let sdkFunctionsRuns: Timed[];
-  let sdkFunctionsUnpolled: Unpolled[];
-  try {
-    sdkFunctionsRuns = await sequential(sdkFunctions, true);
-    sdkFunctionsUnpolled = await warmUnpolledRuns(sdkFunctions);
-  } finally {
-    await sdkFunctions.svc.stop();
-  }
-
-  const drivers = await startBench(WARM_POOL_ENV, { 'index.ts': DRIVER_FUNCTIONS });
-  let playwrightRuns: Timed[];
-  let puppeteerRuns: Timed[];
-  let driverMemory: Awaited<ReturnType<typeof idleMemberMemory>>;
-  try {
-    playwrightRuns = await sequential(drivers, true, 'playwright-eval');
-    puppeteerRuns = await sequential(drivers, true, 'puppeteer-eval');
+  const { playwrightRuns, puppeteerRuns, driverMemory } = await measureOn(WARM_POOL_ENV, { 'index.ts': DRIVER_FUNCTIONS }, async (drivers) => {
+    const playwrightRuns = await sequential(drivers, true, 'playwright-eval');
+    const puppeteerRuns = await sequential(drivers, true, 'puppeteer-eval');
     await poolReady(drivers.svc);
-    driverMemory = await idleMemberMemory(drivers.svc);
-  } finally {
-    await drivers.svc.stop();
-  }
+    return { playwrightRuns, puppeteerRuns, driverMemory: await idleMemberMemory(drivers.svc) };
+  });
 
   const bare = percentile(launchMs, 50);
   const p = (runs: Timed[], key: keyof Omit<Timed, 'results'>, q: number) => percentile(runs.map((r) => r[key]), q);
@@ -409,10 +386,10 @@ export async function runInvocationBench(): Promise<void> {
   row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (invoke → COMPLETED stored)', [u(warmUnpolled, 'totalMs', 50), u(warmUnpolled, 'totalMs', 95), u(warmUnpolled, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (accepted → COMPLETED stored)', [u(warmUnpolled, 'acceptedMs', 50), u(warmUnpolled, 'acceptedMs', 95), u(warmUnpolled, 'acceptedMs', 50) / bare]);
-  row('warm invocation, store syncing every write (STORE_SYNC=full)', [p(syncedRuns, 'totalMs', 50), p(syncedRuns, 'totalMs', 95), p(syncedRuns, 'totalMs', 50) / bare]);
-  row('warm invocation, same, nothing polling', [u(syncedUnpolled, 'totalMs', 50), u(syncedUnpolled, 'totalMs', 95), u(syncedUnpolled, 'totalMs', 50) / bare]);
-  row('warm invocation, @browserbasehq/sdk-functions handler', [p(sdkFunctionsRuns, 'totalMs', 50), p(sdkFunctionsRuns, 'totalMs', 95), p(sdkFunctionsRuns, 'totalMs', 50) / bare]);
-  row('warm invocation, same, nothing polling (from the invoke accepted)', [u(sdkFunctionsUnpolled, 'acceptedMs', 50), u(sdkFunctionsUnpolled, 'acceptedMs', 95), u(sdkFunctionsUnpolled, 'acceptedMs', 50) / bare]);
+  row('warm invocation, store syncing every write (STORE_SYNC=full)', [p(synced.polled, 'totalMs', 50), p(synced.polled, 'totalMs', 95), p(synced.polled, 'totalMs', 50) / bare]);
+  row('warm invocation, same, nothing polling', [u(synced.unpolled, 'totalMs', 50), u(synced.unpolled, 'totalMs', 95), u(synced.unpolled, 'totalMs', 50) / bare]);
+  row('warm invocation, @browserbasehq/sdk-functions handler', [p(sdkFunctions.polled, 'totalMs', 50), p(sdkFunctions.polled, 'totalMs', 95), p(sdkFunctions.polled, 'totalMs', 50) / bare]);
+  row('warm invocation, same, nothing polling (from invoke accepted)', [u(sdkFunctions.unpolled, 'acceptedMs', 50), u(sdkFunctions.unpolled, 'acceptedMs', 95), u(sdkFunctions.unpolled, 'acceptedMs', 50) / bare]);
   row('warm invocation, Playwright handler (connectOverCDP, evaluate)', [p(playwrightRuns, 'totalMs', 50), p(playwrightRuns, 'totalMs', 95), p(playwrightRuns, 'totalMs', 50) / bare]);
   row('warm invocation, Puppeteer handler (connect, evaluate)', [p(puppeteerRuns, 'totalMs', 50), p(puppeteerRuns, 'totalMs', 95), p(puppeteerRuns, 'totalMs', 50) / bare]);
   row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);

@@ -228,7 +228,8 @@ async function warmHttpClients(): Promise<void> {
   if (!runtimeApi) return;
   const url = `http://${runtimeApi}/warm-up`;
   const body = JSON.stringify({ warmUp: true });
-  // The runtime API is the agent's: if it does not answer, the SDK's own request says so.
+  // The runtime API is the agent's: if it does not answer, the SDK's own request says so. The http
+  // answer is read as this project's SDK reads it (src/sdk/runtime-api-client.ts), not with readBody.
   const viaHttp = new Promise<void>((resolve) => {
     const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
     const sent = request(url, { method: 'POST', headers }, (answer) => {

@@ -1,5 +1,5 @@
-// Waiting for one object to reach a state, as `kubectl wait` does: a watch of that object from the
-// version the caller holds, so no change between the read and the watch is missed.
+// Waiting for one object to reach a state, as `kubectl wait` does, or to exist: a watch of that
+// object from a version the caller holds, so no change between the read and the watch is missed.
 import type { KubeObject } from './objects.js';
 import type { ResourceClient } from './port.js';
 
@@ -50,6 +50,37 @@ export async function watchUntil<T extends KubeObject>(
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', settle);
+    await watch.stop();
+  }
+}
+
+/**
+ * Waits for the object `name` to exist: a list of that name, then a watch from the list's version,
+ * so one created between the two is not missed. Undefined when `waitMs` pass first.
+ */
+export async function watchForObject<T extends KubeObject>(resource: ResourceClient<T>, namespace: string, name: string, waitMs: number): Promise<T | undefined> {
+  const fieldSelector = `metadata.name=${name}`;
+  const listed = await resource.list(namespace, { fieldSelector });
+  if (listed.items[0] || waitMs <= 0) return listed.items[0];
+  let found: T | undefined;
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  const timer = setTimeout(settle, waitMs);
+  const watch = await resource.watch(
+    namespace,
+    { fieldSelector, resourceVersion: listed.resourceVersion },
+    (event) => {
+      if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
+      found = event.object;
+      settle();
+    },
+    () => settle(),
+  );
+  try {
+    await settled;
+    return found;
+  } finally {
+    clearTimeout(timer);
     await watch.stop();
   }
 }

@@ -1,12 +1,16 @@
 // Invocation rules that both the façade and the controller apply.
 import type { InvocationObject } from '../schemas/resources.js';
-import { Kinds } from '../cluster/objects.js';
+import { Kinds, type KubeObject } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { notFound } from '../domain/errors.js';
 import { Labels } from '../schemas/resources.js';
 import type { LogEntry, SessionLogEntry } from '../schemas/reports.js';
 import type { SessionMetrics } from '../schemas/session-metrics.js';
-import { outcomeName, readOutcomeRecords } from './stored/invocation-outcome.js';
+import { outcomeName, readOutcomeLogs } from './stored/invocation-outcome.js';
+import { readSessionRecords, sessionRecordsName } from './stored/session-records.js';
+import { watchForObject } from '../cluster/watch-until.js';
+import { hasAgentExited, type PodObject } from '../schemas/pod.js';
+import { SESSION_RECORDS_WAIT_MS } from '../schemas/deadlines.js';
 import { assertUuid } from './lookup.js';
 import type { Archive } from './archived/archive.js';
 import { readArchivedInvocation, readArchivedSession, type ArchivedInvocation } from './archived/invocation-record.js';
@@ -48,26 +52,78 @@ export async function getInvocationBySession(cluster: ClusterPort, archive: Arch
   return { invocation: archived.invocation, archived };
 }
 
-/**
- * The handler's console output (kept once the invocation ends), the recorded CDP session and its metrics. With
- * an archive, an ended invocation whose outcome is gone was archived (and deleted) meanwhile.
- */
-export async function invocationRecords(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation): Promise<InvocationRecords> {
+/** The handler's console output, kept once the invocation ends (from the archive once it left the store). */
+export async function invocationLogs(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation): Promise<LogEntry[]> {
+  if (found.archived) return found.archived.logs;
   const inv = found.invocation;
-  if (found.archived) return recordsOf(found.archived);
   const outcome = await cluster.resource(Kinds.ConfigMap).get(inv.metadata.namespace, outcomeName(inv.metadata.name));
   const archived = !outcome && archive && isTerminal(inv) ? await readArchivedInvocation(archive, inv.metadata.namespace!, inv.metadata.name) : undefined;
-  return archived ? recordsOf(archived) : readOutcomeRecords(outcome);
+  return archived ? archived.logs : readOutcomeLogs(outcome);
 }
 
-export interface InvocationRecords {
-  logs: LogEntry[];
+export interface SessionRecords {
   sessionLogs: SessionLogEntry[];
   metrics?: SessionMetrics;
 }
 
-const recordsOf = (archived: ArchivedInvocation): InvocationRecords => ({
-  logs: archived.logs,
+/**
+ * The recorded CDP session and its metrics, once the session has closed: of an ended invocation
+ * whose pod is still closing its session, after that pod reports them (or `waitMs` pass); of a
+ * running one, nothing yet.
+ */
+export async function sessionRecords(cluster: ClusterPort, archive: Archive | undefined, found: FoundInvocation, waitMs = SESSION_RECORDS_WAIT_MS): Promise<SessionRecords> {
+  if (found.archived) return sessionRecordsOf(found.archived);
+  const inv = found.invocation;
+  const namespace = inv.metadata.namespace!;
+  const stored = await storedSessionRecords(cluster, inv, waitMs);
+  if (stored || !archive || !isTerminal(inv) || (await cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(inv.metadata.name)))) return readSessionRecords(stored);
+  // Neither record in the store: archived (and deleted) meanwhile, or never reported.
+  const archived = await readArchivedInvocation(archive, namespace, inv.metadata.name);
+  return archived ? sessionRecordsOf(archived) : readSessionRecords(undefined);
+}
+
+/** Resolves once the session has closed (its recording is then stored too), or `waitMs` have passed. */
+export async function awaitSessionClosed(cluster: ClusterPort, found: FoundInvocation, waitMs = SESSION_RECORDS_WAIT_MS): Promise<void> {
+  if (!found.archived && isTerminal(found.invocation)) await storedSessionRecords(cluster, found.invocation, waitMs);
+}
+
+/** The session's records as stored, waiting up to `waitMs` for the pod of an ended invocation still closing its session. */
+async function storedSessionRecords(cluster: ClusterPort, inv: InvocationObject, waitMs: number): Promise<KubeObject | undefined> {
+  const closing = isTerminal(inv) && (await isSessionClosing(cluster, inv));
+  return watchForObject(cluster.resource(Kinds.ConfigMap), inv.metadata.namespace!, sessionRecordsName(inv.metadata.name), closing ? waitMs : 0);
+}
+
+/**
+ * Whether the pod of an ended invocation is still closing its session: it reported the outcome,
+ * has not reported the session's records, and still runs. Any other session is closed: a pod that
+ * never reported is deleted as the invocation ends.
+ */
+export async function isSessionClosing(cluster: ClusterPort, inv: InvocationObject): Promise<boolean> {
+  const namespace = inv.metadata.namespace!;
+  const podName = inv.status?.podName;
+  if (!podName) return false;
+  const [outcome, records, pod] = await Promise.all([
+    cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(inv.metadata.name)),
+    cluster.resource(Kinds.ConfigMap).get(namespace, sessionRecordsName(inv.metadata.name)),
+    cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName),
+  ]);
+  return sessionClosing({ outcomeReported: !!outcome, sessionRecorded: !!records, pod });
+}
+
+/** The rule of isSessionClosing, on what was read. */
+export const sessionClosing = ({ outcomeReported, sessionRecorded, pod }: { outcomeReported: boolean; sessionRecorded: boolean; pod: PodObject | undefined }): boolean =>
+  outcomeReported && !sessionRecorded && !!pod && !pod.metadata.deletionTimestamp && !hasAgentExited(pod);
+
+/** Everything an ended invocation leaves, read as it is (the archive takes it once the session has long closed). */
+export async function invocationRecords(cluster: ClusterPort, found: FoundInvocation): Promise<InvocationRecords> {
+  return { logs: await invocationLogs(cluster, undefined, found), ...(await sessionRecords(cluster, undefined, found, 0)) };
+}
+
+export interface InvocationRecords extends SessionRecords {
+  logs: LogEntry[];
+}
+
+const sessionRecordsOf = (archived: ArchivedInvocation): SessionRecords => ({
   sessionLogs: archived.sessionLogs,
   ...(archived.metrics ? { metrics: archived.metrics } : {}),
 });

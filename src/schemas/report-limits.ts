@@ -38,6 +38,9 @@ export const REPORT_BODY_LIMITS = {
   build: OUTCOME_LIMITS.logsBytes + 256 * 1024 + ENVELOPE_BYTES,
 } as const;
 
+/** The largest session records body (POST …/session-records); larger ones are refused unread (413). */
+export const SESSION_RECORDS_BODY_LIMIT = OUTCOME_LIMITS.sessionLogsBytes + OUTCOME_LIMITS.sessionMetricsBytes + 16 * 1024;
+
 /** Over-large results fail the invocation with a message, rather than being cut. */
 export function capResults(report: InvocationReport): InvocationReport {
   if (report.results === undefined) return report;

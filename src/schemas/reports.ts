@@ -55,6 +55,10 @@ export interface BuildReport {
   logs: LogEntry[];
 }
 
+/**
+ * A browser pod's outcome, sent as soon as the handler's is known and its console output is
+ * complete: the invocation ends on it, and the pod then closes the session (SessionRecordsReport).
+ */
 export interface InvocationReport {
   kind: 'invocation';
   phase: 'COMPLETED' | 'FAILED';
@@ -65,6 +69,13 @@ export interface InvocationReport {
   startedAt: string;
   endedAt: string;
   logs: LogEntry[];
+  /** Sent with the outcome only by pods that report everything at once (agents before the session's records had a report of their own). */
+  sessionLogs?: SessionLogEntry[];
+  metrics?: SessionMetrics;
+}
+
+/** What a browser pod sends once its session has closed and its recording is stored (POST …/session-records). */
+export interface SessionRecordsReport {
   sessionLogs: SessionLogEntry[];
   /** Performance samples and navigation timings of the session's pages. */
   metrics?: SessionMetrics;
@@ -106,6 +117,15 @@ const logEntry = {
 };
 const cause = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64 }, message: { type: 'string' } } };
 
+const sessionLogsSchema = { type: 'array', items: { type: 'object', required: ['method'] } } as const;
+const sessionMetricsSchema = { type: 'object', required: ['samples', 'navigations'], properties: { samples: { type: 'array' }, navigations: { type: 'array' } } } as const;
+
+export const sessionRecordsReportSchema = {
+  type: 'object',
+  required: ['sessionLogs'],
+  properties: { sessionLogs: sessionLogsSchema, metrics: sessionMetricsSchema },
+} as const;
+
 export const podReportSchema = {
   type: 'object',
   required: ['kind', 'phase', 'logs'],
@@ -117,8 +137,8 @@ export const podReportSchema = {
     results: {},
     startedAt: { type: 'string' },
     endedAt: { type: 'string' },
-    sessionLogs: { type: 'array', items: { type: 'object', required: ['method'] } },
-    metrics: { type: 'object', required: ['samples', 'navigations'], properties: { samples: { type: 'array' }, navigations: { type: 'array' } } },
+    sessionLogs: sessionLogsSchema,
+    metrics: sessionMetricsSchema,
     functions: {
       type: 'array',
       items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, sessionConfig: { type: 'object' }, parametersSchema: { type: 'object' } } },

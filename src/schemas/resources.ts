@@ -191,6 +191,7 @@ export const Roles = {
   version: 'function-version',
   buildOutput: 'build-output',
   invocationOutcome: 'invocation-outcome',
+  sessionRecords: 'session-records',
   buildPod: 'build',
   browserPod: 'browser',
   projectSecret: 'project-secret',

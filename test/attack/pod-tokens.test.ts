@@ -24,11 +24,12 @@ import { POD_TOKEN_KEY, podTokenSecretName } from '../../src/controller/pods/tok
 import { archiveName } from '../../src/functions/builds.js';
 import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { outcomeName } from '../../src/functions/stored/invocation-outcome.js';
+import { readSessionRecords, sessionRecordsName } from '../../src/functions/stored/session-records.js';
 import { buildOutputName } from '../../src/functions/stored/build-output.js';
 import { Annotations, Labels, Roles, type BrowserPoolObject, type BuildObject, type InvocationObject } from '../../src/schemas/resources.js';
 import { claimedMember, poolMemberPod } from '../../src/controller/pods/pool-member.js';
 import type { PodObject } from '../../src/schemas/pod.js';
-import { REPORT_BODY_LIMITS } from '../../src/schemas/report-limits.js';
+import { REPORT_BODY_LIMITS, SESSION_RECORDS_BODY_LIMIT } from '../../src/schemas/report-limits.js';
 import { ContainerConfigError, resolveContainerEnv } from '../../src/runtime/node-agent/container-env.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
@@ -175,12 +176,13 @@ describe('attack: pod tokens on the internal routes', function () {
   });
   after(async () => facade?.close());
 
-  it('lists every internal route (input, assignment, artifact to get and to store, recording, report)', () => {
+  it('lists every internal route (input, assignment, artifact to get and to store, recording, report, session records)', () => {
     assert.deepEqual(ROUTES.map((r) => `${r.method} ${r.path('n', 'p')}`).sort(), [
       'GET /internal/v1/pods/n/p/artifact',
       'GET /internal/v1/pods/n/p/assignment?waitSeconds=0',
       'GET /internal/v1/pods/n/p/input',
       'POST /internal/v1/pods/n/p/report',
+      'POST /internal/v1/pods/n/p/session-records',
       'PUT /internal/v1/pods/n/p/artifact',
       'PUT /internal/v1/pods/n/p/recording/manifest.json',
     ]);
@@ -302,8 +304,24 @@ describe('attack: pod tokens on the internal routes', function () {
         assert.ok(!res.text.includes(PARAMS_MARKER) && !res.text.includes(ARCHIVE_MARKER), 'nothing of the pod was read');
       }
       assert.equal(await facade.cluster.resource(Kinds.ConfigMap).get(NS, outcomeName('inv-1')), undefined, 'no report was stored');
+      assert.equal(await facade.cluster.resource(Kinds.ConfigMap).get(NS, sessionRecordsName('inv-1')), undefined, 'no session records were stored');
     });
   }
+
+  it('lets only a browser pod store session records, for its own invocation, within the size limit', async () => {
+    const route = ROUTES.find((r) => r.path('n', 'p').endsWith('/session-records'))!;
+    const records = { sessionLogs: [{ method: 'Page.loadEventFired', timestamp: 1, params: {} }] };
+    const fromBuild = await call(facade, { ...route, body: records }, { namespace: NS, name: buildPod.metadata.name }, tokenFor(buildPod));
+    assert.equal(fromBuild.status, 403, fromBuild.text);
+    const tooLarge = await partialUpload(facade.url, route.path(NS, browserPod.metadata.name), { authorization: `Bearer ${tokenFor(browserPod)}` }, SESSION_RECORDS_BODY_LIMIT + 1, 1024);
+    assert.match(tooLarge.head, /^HTTP\/1\.1 413 /);
+    const pod = await invocationWithPod(facade.cluster, NS, 'inv-records');
+    const own = await call(facade, { ...route, body: records }, { namespace: NS, name: pod.metadata.name }, tokenFor(pod));
+    assert.equal(own.status, 204, own.text);
+    const stored = await facade.cluster.resource(Kinds.ConfigMap).get(NS, sessionRecordsName('inv-records'));
+    assert.deepEqual(readSessionRecords(stored).sessionLogs.map((entry) => entry.method), ['Page.loadEventFired']);
+    assert.equal(stored?.metadata.ownerReferences?.[0]?.name, 'inv-records', 'owned by its own invocation');
+  });
 
   it("refuses a deleted pod's token for a new pod of the same name", async () => {
     const first = await buildWithPod(facade.cluster, NS, 'build-2');

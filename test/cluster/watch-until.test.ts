@@ -1,10 +1,10 @@
-// watchUntil over the real embedded store: each way a wait ends.
+// watchUntil and watchForObject over the real embedded store: each way a wait ends.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds, newObject, type KubeObject } from '../../src/cluster/objects.js';
 import type { ClusterPort, ResourceClient } from '../../src/cluster/port.js';
-import { watchUntil } from '../../src/cluster/watch-until.js';
+import { watchForObject, watchUntil } from '../../src/cluster/watch-until.js';
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 const hasDone = (cm: ConfigMap): boolean => cm.data?.state === 'done';
@@ -52,5 +52,32 @@ describe('watchUntil (embedded store)', () => {
     const waiting = watchUntil(maps, cm, hasDone, 60_000, abort.signal);
     abort.abort();
     assert.deepEqual(await waiting, { latest: cm, reached: false, deleted: false });
+  });
+});
+
+describe('watchForObject (embedded store)', () => {
+  let cluster: ClusterPort;
+  let maps: ResourceClient<ConfigMap>;
+
+  beforeEach(async () => {
+    cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+    maps = cluster.resource<ConfigMap>(Kinds.ConfigMap);
+  });
+  afterEach(() => cluster.close());
+
+  const create = (name: string) => maps.create(newObject<ConfigMap>(Kinds.ConfigMap, { name, namespace: 'ns' }, { data: { state: 'done' } }));
+
+  it('returns an object already there, and one created while it waits (not one of another name)', async () => {
+    const there = await create('m');
+    assert.equal((await watchForObject(maps, 'ns', 'm', 0))?.metadata.uid, there.metadata.uid);
+    const waiting = watchForObject(maps, 'ns', 'later', 60_000);
+    await create('other');
+    const created = await create('later');
+    assert.equal((await waiting)?.metadata.uid, created.metadata.uid);
+  });
+
+  it('returns undefined when its time is up', async () => {
+    assert.equal(await watchForObject(maps, 'ns', 'never', 0), undefined);
+    assert.equal(await watchForObject(maps, 'ns', 'never', 5), undefined);
   });
 });

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { MAX_ATTEMPTS, nextInvocationStep, type InvocationObservation } from '../../src/controller/policies/invocation.js';
 import fc from 'fast-check';
 import { admissionPlan, mayAdmit, mayAdmitBy } from '../../src/controller/policies/admission.js';
-import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
+import { POD_GRACE_SECONDS, SESSION_CLOSE_GRACE_MS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type InvocationObject, type InvocationStatus } from '../../src/schemas/resources.js';
-import type { PodObject, PodStatus } from '../../src/schemas/pod.js';
+import { AGENT_CONTAINER, type PodObject, type PodStatus } from '../../src/schemas/pod.js';
 import type { InvocationReport } from '../../src/schemas/reports.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -30,6 +30,36 @@ describe('invocation policy', () => {
   const cases: { name: string; observed: InvocationObservation; expect: Record<string, unknown> }[] = [
     { name: 'a deleted invocation is forgotten', observed: observe({ inv: undefined }), expect: { action: 'forget' } },
     { name: 'a finished invocation only cleans up', observed: observe({ inv: invocation({ phase: 'COMPLETED', podName: 'inv-1-a1' }) }), expect: { action: 'clean-up' } },
+    {
+      name: 'a finished invocation whose pod reported waits, within the grace, for the pod to close the session',
+      observed: observe({ inv: invocation({ phase: 'COMPLETED', podName: 'inv-1-a1' }), pod: pod({ phase: 'Running' }), closing: { reportStoredAt: T0, sessionRecorded: false }, now: T0 + s(10) }),
+      expect: { action: 'wait', recheckAfterMs: SESSION_CLOSE_GRACE_MS - s(10) },
+    },
+    {
+      name: 'its pod is deleted once the session records are in',
+      observed: observe({ inv: invocation({ phase: 'COMPLETED', podName: 'inv-1-a1' }), pod: pod({ phase: 'Running' }), closing: { reportStoredAt: T0, sessionRecorded: true }, now: T0 + s(1) }),
+      expect: { action: 'clean-up' },
+    },
+    {
+      name: 'or once its agent has exited without them',
+      observed: observe({
+        inv: invocation({ phase: 'FAILED', podName: 'inv-1-a1' }),
+        pod: pod({ phase: 'Running', containerStatuses: [{ name: AGENT_CONTAINER, state: { terminated: { exitCode: 1 } } }] } as PodStatus),
+        closing: { reportStoredAt: T0, sessionRecorded: false },
+        now: T0 + s(1),
+      }),
+      expect: { action: 'clean-up' },
+    },
+    {
+      name: 'or once the grace has passed',
+      observed: observe({ inv: invocation({ phase: 'COMPLETED', podName: 'inv-1-a1' }), pod: pod({ phase: 'Running' }), closing: { reportStoredAt: T0, sessionRecorded: false }, now: T0 + SESSION_CLOSE_GRACE_MS }),
+      expect: { action: 'clean-up' },
+    },
+    {
+      name: 'the pod of an invocation that ended without its report (cancelled, timed out) is deleted at once',
+      observed: observe({ inv: invocation({ phase: 'FAILED', podName: 'inv-1-a1' }), pod: pod({ phase: 'Running' }), now: T0 + s(1) }),
+      expect: { action: 'clean-up' },
+    },
     { name: 'a new invocation asks for admission', observed: observe({}), expect: { action: 'admit' } },
     {
       name: 'a pod that started running marks the invocation RUNNING with its expiry',
@@ -106,18 +136,18 @@ describe('invocation policy', () => {
       name: 'a report already in wins over a cancel asked for after the handler ended',
       observed: observe({
         inv: { ...invocation(running()), metadata: { ...invocation().metadata, annotations: { 'browserfn.dev/cancel-requested-at': '2026-01-01T00:00:07.000Z' } } },
-        report: { kind: 'invocation', phase: 'COMPLETED', results: 1, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport,
+        report: { kind: 'invocation', phase: 'COMPLETED', results: 1, startedAt: 'a', endedAt: 'b', logs: [] } as InvocationReport,
       }),
       expect: { action: 'finish', phase: 'COMPLETED' },
     },
     {
       name: 'a report finishes it with the results',
-      observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), report: { kind: 'invocation', phase: 'COMPLETED', results: { ok: 1 }, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport }),
+      observed: observe({ inv: invocation(running()), pod: pod({ phase: 'Running' }), report: { kind: 'invocation', phase: 'COMPLETED', results: { ok: 1 }, startedAt: 'a', endedAt: 'b', logs: [] } as InvocationReport }),
       expect: { action: 'finish', phase: 'COMPLETED', status: { results: { ok: 1 }, cause: undefined, startedAt: 'a', endedAt: 'b' } },
     },
     {
       name: 'a report wins over an expired deadline',
-      observed: observe({ inv: invocation(running()), report: { kind: 'invocation', phase: 'FAILED', cause: { code: 'WORKLOAD_ERROR', message: 'x' }, startedAt: 'a', endedAt: 'b', logs: [], sessionLogs: [] } as InvocationReport, now: T0 + s(10_000) }),
+      observed: observe({ inv: invocation(running()), report: { kind: 'invocation', phase: 'FAILED', cause: { code: 'WORKLOAD_ERROR', message: 'x' }, startedAt: 'a', endedAt: 'b', logs: [] } as InvocationReport, now: T0 + s(10_000) }),
       expect: { action: 'finish', phase: 'FAILED' },
     },
     {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { deterministicUuid, functionObjectName } from '../../src/functions/naming.js';
 import { capLogs, capResults, capSessionLogs, OUTCOME_LIMITS, SESSION_LOG_DROPPED_METHOD } from '../../src/schemas/report-limits.js';
-import { podReportSchema } from '../../src/schemas/reports.js';
+import { podReportSchema, sessionRecordsReportSchema } from '../../src/schemas/reports.js';
 import { Ajv } from 'ajv';
 import { browserPod } from '../../src/controller/pods/templates.js';
 import { verifyPodToken } from '../../src/runtime/pod-token.js';
@@ -48,12 +48,13 @@ describe('controller policies', () => {
     assert.equal(capped[0].method, SESSION_LOG_DROPPED_METHOD);
     assert.match(JSON.stringify(capped[0].params), /earlier session events dropped/);
     assert.equal(capped.at(-1), events.at(-1));
+    assert.equal(validateAgainst(sessionRecordsReportSchema, { sessionLogs: capped }), true, 'a capped session still passes the session records schema');
     const report = { kind: 'invocation', phase: 'COMPLETED', startedAt: 't', endedAt: 't', logs: [], sessionLogs: capped };
-    assert.equal(validateAgainst(podReportSchema, report), true, 'a capped session still passes the report schema');
+    assert.equal(validateAgainst(podReportSchema, report), true, 'and the report schema, for a pod that reports everything at once');
   });
 
   it('fails an invocation whose results exceed the cap instead of cutting them', () => {
-    const report: InvocationReport = { kind: 'invocation', phase: 'COMPLETED', startedAt: 't', endedAt: 't', logs: [], sessionLogs: [] };
+    const report: InvocationReport = { kind: 'invocation', phase: 'COMPLETED', startedAt: 't', endedAt: 't', logs: [] };
     const big = capResults({ ...report, results: 'x'.repeat(OUTCOME_LIMITS.resultsBytes + 1) });
     assert.equal(big.phase, 'FAILED');
     assert.equal(big.cause?.code, 'WORKLOAD_ERROR');

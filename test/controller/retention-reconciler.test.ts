@@ -14,8 +14,10 @@ import { createLogger } from '../../src/config/logger.js';
 import { FilesystemArtifactStore } from '../../src/artifacts/filesystem.js';
 import type { Archive } from '../../src/functions/archived/archive.js';
 import { archiveInvocation, invocationRecordKey, readArchivedInvocation, readArchivedSession } from '../../src/functions/archived/invocation-record.js';
-import { getInvocation, invocationRecords } from '../../src/functions/invocations.js';
+import { getInvocation, invocationLogs, invocationRecords, sessionRecords, type FoundInvocation } from '../../src/functions/invocations.js';
 import { outcomeConfigMap, outcomeName } from '../../src/functions/stored/invocation-outcome.js';
+import { sessionRecordsConfigMap, sessionRecordsName } from '../../src/functions/stored/session-records.js';
+import { AGENT_CONTAINER, type PodObject } from '../../src/schemas/pod.js';
 import { InvocationRetentionReconciler } from '../../src/controller/reconcilers/invocation-retention.js';
 import { ArchiveSweepReconciler } from '../../src/controller/reconcilers/archive-sweep.js';
 import { isDomainError } from '../../src/domain/errors.js';
@@ -48,7 +50,10 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
   const invocations = () => cluster.resource<InvocationObject>(Kinds.Invocation);
   const reconcile = (inv: InvocationObject) => reconciler.reconcile({ namespace: inv.metadata.namespace, name: inv.metadata.name });
 
-  async function finishedInvocation(): Promise<InvocationObject> {
+  /** What the façade's read routes answer. */
+  const readRecords = async (found: FoundInvocation) => ({ logs: await invocationLogs(cluster, archive, found), ...(await sessionRecords(cluster, archive, found)) });
+
+  async function finishedInvocation({ sessionClosed = true } = {}): Promise<InvocationObject> {
     const endedAt = new Date(now).toISOString();
     const created = await invocations().create({
       apiVersion: 'browserfn.dev/v1alpha1',
@@ -65,15 +70,19 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
         startedAt: endedAt,
         endedAt,
         logs: [{ level: 'info', message: 'hello', timestamp: endedAt }],
-        sessionLogs: [{ method: 'Page.loadEventFired', timestamp: now, params: {} }],
       }),
     );
+    if (sessionClosed) await closeSession(inv);
     return inv;
   }
 
+  const closeSession = (inv: InvocationObject) =>
+    cluster.resource(Kinds.ConfigMap).create(sessionRecordsConfigMap(inv, { sessionLogs: [{ method: 'Page.loadEventFired', timestamp: now, params: {} }] }));
+
   it('keeps a finished invocation until its TTL, then archives it and removes it with its outcome', async () => {
     const inv = await finishedInvocation();
-    const before = await invocationRecords(cluster, undefined, { invocation: inv });
+    const before = await invocationRecords(cluster, { invocation: inv });
+    assert.equal(before.sessionLogs.length, 1);
     assert.deepEqual(await reconcile(inv), { requeueAfterMs: TTL_MS });
     now += TTL_MS - 1;
     assert.deepEqual(await reconcile(inv), { requeueAfterMs: 1 });
@@ -83,11 +92,12 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
     await reconcile(inv);
     assert.equal(await invocations().get('p', inv.metadata.name), undefined);
     assert.equal(await cluster.resource(Kinds.ConfigMap).get('p', outcomeName(inv.metadata.name)), undefined, 'the outcome follows its Invocation');
+    assert.equal(await cluster.resource(Kinds.ConfigMap).get('p', sessionRecordsName(inv.metadata.name)), undefined, 'and so do the session records');
 
     const found = await getInvocation(cluster, archive, 'p', inv.metadata.name);
     assert.deepEqual(found.invocation.status, inv.status);
     assert.deepEqual(found.invocation.spec, inv.spec);
-    assert.deepEqual(await invocationRecords(cluster, archive, found), before);
+    assert.deepEqual(await readRecords(found), before);
     assert.equal((await readArchivedSession(archive, 'p', inv.spec.sessionId))?.invocation.metadata.name, inv.metadata.name);
   });
 
@@ -103,7 +113,7 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
     const inv = await finishedInvocation();
     now += TTL_MS;
     // The first half of a reconcile that crashed before its delete.
-    await archiveInvocation(archive, inv, await invocationRecords(cluster, undefined, { invocation: inv }));
+    await archiveInvocation(archive, inv, await invocationRecords(cluster, { invocation: inv }));
     const first = await archive.store.get(invocationRecordKey('p', inv.metadata.name));
     const restarted = new InvocationRetentionReconciler({ cluster, archive, finishedTtlMs: TTL_MS, clock: () => now, log });
     await restarted.reconcile({ namespace: 'p', name: inv.metadata.name });
@@ -114,12 +124,33 @@ describe('invocation retention with a fake clock (embedded store, filesystem arc
 
   it('a read that finds the Invocation but not its outcome (archived in between) answers from the archive', async () => {
     const inv = await finishedInvocation();
-    const before = await invocationRecords(cluster, undefined, { invocation: inv });
+    const before = await invocationRecords(cluster, { invocation: inv });
     now += TTL_MS;
     await archiveInvocation(archive, inv, before);
     // What the garbage collector does once the Invocation is deleted, seen by a reader holding the Invocation.
     await cluster.resource(Kinds.ConfigMap).delete('p', outcomeName(inv.metadata.name));
-    assert.deepEqual(await invocationRecords(cluster, archive, { invocation: inv }), before);
+    await cluster.resource(Kinds.ConfigMap).delete('p', sessionRecordsName(inv.metadata.name));
+    assert.deepEqual(await readRecords({ invocation: inv }), before);
+  });
+
+  it('archives an invocation whose pod still closes its session only once the session records are in', async () => {
+    const ended = await finishedInvocation({ sessionClosed: false });
+    const podName = `${ended.metadata.name}-pod`;
+    await cluster.resource<PodObject>(Kinds.Pod).create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: podName, namespace: 'p' },
+      spec: { containers: [{ name: AGENT_CONTAINER, image: 'runtime' }] },
+    } as PodObject);
+    const inv = await invocations().updateStatus({ ...ended, status: { ...ended.status, podName } });
+    now += TTL_MS;
+    assert.deepEqual(await reconcile(inv), { requeueAfterMs: 1000 }, 'waits for the session to close');
+    assert.ok(await invocations().get('p', inv.metadata.name));
+    await closeSession(inv);
+    await reconcile(inv);
+    assert.equal(await invocations().get('p', inv.metadata.name), undefined);
+    const archived = await readArchivedInvocation(archive, 'p', inv.metadata.name);
+    assert.deepEqual(archived?.sessionLogs.map((entry) => entry.method), ['Page.loadEventFired'], 'archived with its session records');
   });
 
   it('an archive that cannot be written deletes nothing', async () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { artifactOf } from '../support/artifact.js';
 import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-report.js';
+import type { SessionRecordsReport } from '../../src/schemas/reports.js';
 import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, processStat, runAgent, startAgent } from './support/agent-process.js';
 import { TestControlPlane } from './support/test-control-plane.js';
 import { processesUnder } from '../support/processes.js';
@@ -52,6 +53,7 @@ describe('pod agent', function () {
     secrets?: Record<string, string>;
     rejectReports?: number;
     onReport?: (podDir: string) => void;
+    onSessionRecords?: (podDir: string) => void;
     env?: Record<string, string>;
     sessionConfig?: Record<string, unknown>;
   }
@@ -74,6 +76,7 @@ describe('pod agent', function () {
       artifact: bundleGzip,
       rejectReports: options.rejectReports,
       onReport: () => options.onReport?.(join(workRoot, pod)),
+      onSessionRecords: () => options.onSessionRecords?.(join(workRoot, pod)),
     });
     return { pod, podDir: join(workRoot, pod) };
   }
@@ -82,9 +85,12 @@ describe('pod agent', function () {
     const { pod, podDir } = podFor(functionName, options);
     const { exitCode, logLines } = await runAgent({ main: POD_AGENT_MAIN, plane, namespace: NAMESPACE, pod, podDir, env: options.env });
     const reports = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];
+    const sessionRecords = plane.sessionRecordsOf(NAMESPACE, pod) as SessionRecordsReport[];
     assert.equal(exitCode, 0, 'the agent exits 0 once its report is delivered');
     assert.equal(reports.length, 1);
-    return { report: reports[0], logLines, pod, podDir };
+    assert.equal(sessionRecords.length, 1, 'the session records follow the report');
+    assert.ok(!('sessionLogs' in reports[0]), 'the outcome comes without the session records');
+    return { report: reports[0], records: sessionRecords[0], logLines, pod, podDir };
   }
 
   function pidsOf(logLines: Record<string, unknown>[]): { chromiumPid: number; userPid: number } {
@@ -111,7 +117,7 @@ describe('pod agent', function () {
     for (const pid of pids) assert.deepEqual(livingGroupMembers(pid), [], `process group ${pid} is gone`);
   }
 
-  it('reports the returned JSON value as results and retries a report the control plane refused', async () => {
+  it('reports the returned JSON value as results and retries a report the control plane refused, then reports the session records', async () => {
     const value = { nested: [1, 'two', { three: true }], none: null };
     const { report, pod } = await invoke('echo', { params: { value }, rejectReports: 2 });
     assert.equal(report.kind, 'invocation');
@@ -124,8 +130,10 @@ describe('pod agent', function () {
     // The live-view channel (docs/live-view.md) may dial too (50 ms into the handler), again each time this plane refuses it.
     assert.deepEqual(
       calls.filter((call) => !call.path.endsWith('/live')).map((call) => `${call.method} ${call.path.split('/').pop()}`).sort(),
-      ['GET artifact', 'GET input', 'POST report', 'POST report', 'POST report'],
+      ['GET artifact', 'GET input', 'POST report', 'POST report', 'POST report', 'POST session-records'],
     );
+    const lastReport = calls.map((call) => call.path.endsWith('/report')).lastIndexOf(true);
+    assert.ok(calls.findIndex((call) => call.path.endsWith('/session-records')) > lastReport, 'the session records follow the delivered report');
     assert.ok(calls.every((call) => call.authorization === `Bearer ${plane.token}`));
   });
 
@@ -166,21 +174,27 @@ describe('pod agent', function () {
     assert.match(stack.message, /\n\s+at explode \(/);
   });
 
-  it('freezes Chromium and the user process when the session ends, and kills them only once the report is out', async () => {
+  it("freezes the user process before the outcome's report and Chromium before the session records, and kills them only once both are out", async () => {
     const statesAtReport: { chromium: string[]; user: string[] }[] = [];
+    const statesAtRecords: { chromium: string[]; user: string[] }[] = [];
     const { report, logLines } = await invoke('echo', {
       params: { value: 1 },
       rejectReports: 1,
       onReport: (podDir) => statesAtReport.push({ chromium: chromiumGroupStates(podDir), user: userGroupStates(podDir) }),
+      onSessionRecords: (podDir) => statesAtRecords.push({ chromium: chromiumGroupStates(podDir), user: userGroupStates(podDir) }),
     });
     assert.equal(report.phase, 'COMPLETED');
     assert.equal(statesAtReport.length, 2, 'one refused report, one accepted');
     for (const { chromium, user } of statesAtReport) {
-      assert.ok(chromium.length > 2, `the browser and its helpers are still there while the report is on its way: ${chromium.join(' ')}`);
-      // 'T': stopped by a signal; nothing of the session runs on after its end.
-      assert.deepEqual(new Set(chromium), new Set(['T']), `Chromium's processes' states while the report was on its way: ${chromium.join(' ')}`);
+      // 'T': stopped by a signal; nothing of the handler runs on after its outcome.
       assert.deepEqual(user, ['T'], `the user process's state while the report was on its way`);
+      assert.ok(chromium.length > 2 && !chromium.includes('T'), `the browser still runs while the outcome is on its way, to close the session: ${chromium.join(' ')}`);
     }
+    assert.equal(statesAtRecords.length, 1);
+    const [{ chromium, user }] = statesAtRecords;
+    assert.ok(chromium.length > 2, `the browser and its helpers are still there while the session records are on their way: ${chromium.join(' ')}`);
+    assert.deepEqual(new Set(chromium), new Set(['T']), `Chromium's processes' states while the session records were on their way: ${chromium.join(' ')}`);
+    assert.deepEqual(user, ['T']);
     const { chromiumPid, userPid } = pidsOf(logLines);
     assertGone(chromiumPid, userPid);
   });
@@ -198,10 +212,10 @@ describe('pod agent', function () {
   });
 
   it('gives connectUrl to chrome-remote-interface, playwright-core and puppeteer-core, and records the session', async () => {
-    const { report } = await invoke('browse', { params: { url: pageUrl } });
+    const { report, records } = await invoke('browse', { params: { url: pageUrl } });
     assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
     assert.deepEqual(report.results, { cdp: PAGE_TITLE, playwright: PAGE_TITLE, puppeteer: PAGE_TITLE });
-    const requests = report.sessionLogs.filter(
+    const requests = records.sessionLogs.filter(
       (entry) => entry.method === 'Network.requestWillBeSent' && (entry.params as { request: { url: string } }).request.url === pageUrl,
     );
     assert.equal(requests.length, 3, 'one page load per client');
@@ -209,9 +223,9 @@ describe('pod agent', function () {
     for (const entry of requests) {
       assert.ok(entry.frameId && entry.loaderId && entry.sessionId && typeof entry.timestamp === 'number');
     }
-    const methods = new Set(report.sessionLogs.map((entry) => entry.method));
+    const methods = new Set(records.sessionLogs.map((entry) => entry.method));
     for (const method of ['Network.responseReceived', 'Page.frameNavigated', 'Page.loadEventFired']) assert.ok(methods.has(method), method);
-    const consoleCalls = report.sessionLogs.filter(
+    const consoleCalls = records.sessionLogs.filter(
       (entry) => entry.method === 'Runtime.consoleAPICalled' && JSON.stringify(entry.params).includes(PAGE_CONSOLE_MESSAGE),
     );
     assert.equal(consoleCalls.length, 3);
@@ -234,7 +248,7 @@ describe('pod agent', function () {
 
   it('hands secrets to ctx.secrets and redacts their values from logs and session logs', async () => {
     const secret = 'tok/3n+value&more';
-    const { report } = await invoke('secrets', { params: { url: pageUrl }, secrets: { API_TOKEN: secret, OTHER: 'second-secret' } });
+    const { report, records } = await invoke('secrets', { params: { url: pageUrl }, secrets: { API_TOKEN: secret, OTHER: 'second-secret' } });
     assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
     const { keys, tokenLength, invocation, sessionId } = report.results as Record<string, unknown>;
     assert.deepEqual(keys, ['API_TOKEN', 'OTHER']);
@@ -242,10 +256,10 @@ describe('pod agent', function () {
     assert.deepEqual(invocation, { id: `invocation-${podCounter}`, region: 'us-west-2' });
     assert.equal(sessionId, `session-${podCounter}`);
     assert.ok(report.logs.some((entry) => entry.message === 'calling the API with [REDACTED]'));
-    const everything = JSON.stringify(report.logs) + JSON.stringify(report.sessionLogs);
+    const everything = JSON.stringify(report.logs) + JSON.stringify(records);
     assert.ok(!everything.includes(secret) && !everything.includes(encodeURIComponent(secret)), 'no secret value in logs');
     assert.ok(
-      report.sessionLogs.some(
+      records.sessionLogs.some(
         (entry) => entry.method === 'Network.requestWillBeSent' && (entry.params as { request: { url: string } }).request.url === `${pageUrl}?token=[REDACTED]`,
       ),
     );

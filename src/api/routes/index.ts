@@ -27,6 +27,7 @@ import podArtifactUpload from './internal/pod-artifact-upload.js';
 import podReport from './internal/pod-report.js';
 import podAssignment from './internal/pod-assignment.js';
 import podRecordingUpload from './internal/pod-recording-upload.js';
+import podSessionRecords from './internal/pod-session-records.js';
 
 export const functionRoutes: RouteDefinition[] = [
   buildsCreate,
@@ -53,4 +54,4 @@ export const functionRoutes: RouteDefinition[] = [
   replaysSegment,
 ];
 
-export const internalRoutes: RouteDefinition[] = [podInput, podAssignment, podArtifact, podArtifactUpload, podRecordingUpload, podReport];
+export const internalRoutes: RouteDefinition[] = [podInput, podAssignment, podArtifact, podArtifactUpload, podRecordingUpload, podReport, podSessionRecords];

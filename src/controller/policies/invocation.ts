@@ -3,9 +3,9 @@
 import { Annotations, Labels, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
 import { hasAgentExited, isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import type { InvocationOutcome } from '../../schemas/reports.js';
-import { isTerminal } from '../../functions/invocations.js';
+import { isTerminal, sessionClosing } from '../../functions/invocations.js';
 import { isoAt } from '../runtime/clock.js';
-import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
+import { POD_GRACE_SECONDS, SESSION_CLOSE_GRACE_MS } from '../../schemas/deadlines.js';
 import { outOfMemoryCause } from './out-of-memory.js';
 
 /** A pod lost before it reported is started again until the invocation has had this many attempts. */
@@ -23,13 +23,15 @@ export interface InvocationObservation {
   pod: PodObject | undefined;
   /** The pod's report; read after the pod, so a terminal pod without one never reported. */
   report: InvocationOutcome | undefined;
+  /** Of an ended invocation whose pod reported: when the report was stored, and whether the session's records followed. */
+  closing?: { reportStoredAt: number; sessionRecorded: boolean };
   now: number;
 }
 
 export type InvocationStep =
   /** Gone or being deleted: forget it. */
   | { action: 'forget' }
-  /** Finished earlier: only its pod is left to delete. */
+  /** Finished earlier: only its pod is left to delete (once it has closed its session). */
   | { action: 'clean-up' }
   | { action: 'finish'; phase: 'COMPLETED' | 'FAILED'; status: InvocationStatus }
   /** Its pod was lost before it reported; start it once more. */
@@ -38,9 +40,9 @@ export type InvocationStep =
   | { action: 'mark-running'; status: InvocationStatus; recheckAfterMs: number }
   | { action: 'wait'; recheckAfterMs: number };
 
-export function nextInvocationStep({ inv, pod, report, now }: InvocationObservation): InvocationStep {
+export function nextInvocationStep({ inv, pod, report, closing, now }: InvocationObservation): InvocationStep {
   if (!inv || inv.metadata.deletionTimestamp) return { action: 'forget' };
-  if (isTerminal(inv)) return { action: 'clean-up' };
+  if (isTerminal(inv)) return cleanUpStep(pod, closing, now);
   // A report already in wins over a cancel that came after the handler ended.
   if (report) return reportStep(inv, report, pod, now);
   const cancelledAt = inv.metadata.annotations?.[Annotations.cancelRequestedAt];
@@ -59,6 +61,17 @@ export function nextInvocationStep({ inv, pod, report, now }: InvocationObservat
     return { action: 'mark-running', status, recheckAfterMs: deadlineOf({ ...inv, status: { ...inv.status, ...status } }) - now };
   }
   return deadlineStep(inv, now, pod);
+}
+
+/**
+ * A pod that reported the outcome goes on to close the session (stop recording, store it, report
+ * the session's records) and is deleted once it has, once its agent exited, or after
+ * SESSION_CLOSE_GRACE_MS; any other pod of an ended invocation at once.
+ */
+function cleanUpStep(pod: PodObject | undefined, closing: InvocationObservation['closing'], now: number): InvocationStep {
+  if (!closing || !sessionClosing({ outcomeReported: true, sessionRecorded: closing.sessionRecorded, pod })) return { action: 'clean-up' };
+  const left = closing.reportStoredAt + SESSION_CLOSE_GRACE_MS - now;
+  return left > 0 ? { action: 'wait', recheckAfterMs: left } : { action: 'clean-up' };
 }
 
 function reportStep(inv: InvocationObject, report: InvocationOutcome, pod: PodObject | undefined, now: number): InvocationStep {

@@ -6,13 +6,16 @@ import { Kinds } from '../../cluster/objects.js';
 import type { ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
 import type { InvocationObject } from '../../schemas/resources.js';
-import { invocationRecords, isTerminal } from '../../functions/invocations.js';
+import { invocationRecords, isSessionClosing, isTerminal } from '../../functions/invocations.js';
 import type { Archive } from '../../functions/archived/archive.js';
 import { archiveInvocation } from '../../functions/archived/invocation-record.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
 import type { Clock } from '../runtime/clock.js';
 import { finishedObjectStep } from '../policies/retention.js';
 import { deleteArchived } from './archived-delete.js';
+
+/** How often an invocation due for the archive looks again while its pod closes the session. */
+const SESSION_CLOSING_RECHECK_MS = 1000;
 
 export interface InvocationRetentionDeps {
   cluster: ClusterPort;
@@ -34,7 +37,9 @@ export class InvocationRetentionReconciler implements Reconciler {
     const step = finishedObjectStep({ terminal: isTerminal(inv), endedAt: inv.status?.endedAt, createdAt: inv.metadata.creationTimestamp }, this.deps.clock(), this.deps.finishedTtlMs);
     if (step.kind === 'keep') return;
     if (step.kind === 'wait') return { requeueAfterMs: step.afterMs };
-    await archiveInvocation(archive, inv, await invocationRecords(cluster, undefined, { invocation: inv }));
+    // Its session's records come once the pod has closed the session (bounded by SESSION_CLOSE_GRACE_MS).
+    if (await isSessionClosing(cluster, inv)) return { requeueAfterMs: SESSION_CLOSING_RECHECK_MS };
+    await archiveInvocation(archive, inv, await invocationRecords(cluster, { invocation: inv }));
     await deleteArchived(cluster.resource(Kinds.Invocation), inv);
     this.deps.onArchived?.();
     log.debug({ invocation: name, namespace, store: archive.store.backend }, 'archived a finished invocation and removed it from the cluster store');

@@ -1,8 +1,8 @@
 // Invocation reconciler: carries out what src/controller/policies decides — admits PENDING
 // invocations fairly up to the concurrency limit, runs each on a claimed warm pool member or in a
 // browser pod made for it, turns the
-// pod's report (the outcome ConfigMap) into the terminal status, and enforces the deadline even
-// when a pod never reports.
+// pod's report (the outcome ConfigMap) into the terminal status, deletes the pod once it has closed
+// its session, and enforces the deadline even when a pod never reports.
 import { Kinds } from '../../cluster/objects.js';
 import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { Logger } from '../../config/logger.js';
@@ -10,6 +10,7 @@ import type { Metrics } from '../../config/metrics.js';
 import { Labels, type BrowserPoolObject, type InvocationObject, type InvocationStatus } from '../../schemas/resources.js';
 import type { PodObject } from '../../schemas/pod.js';
 import { outcomeName, readOutcome } from '../../functions/stored/invocation-outcome.js';
+import { sessionRecordsName } from '../../functions/stored/session-records.js';
 import { CREATED_AT_ANNOTATION, isTerminal } from '../../functions/invocations.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Reconciler, Request, Result } from '../runtime/controller.js';
@@ -72,18 +73,21 @@ export class InvocationReconciler implements Reconciler {
   async reconcile({ namespace, name }: Request): Promise<Result | void> {
     const { cluster } = this.deps;
     const inv = await cluster.resource<InvocationObject>(Kinds.Invocation).get(namespace, name);
-    const active = inv && !inv.metadata.deletionTimestamp && !isTerminal(inv);
-    const podName = active ? inv.status?.podName : undefined;
+    const live = inv && !inv.metadata.deletionTimestamp;
+    const active = live && !isTerminal(inv);
+    const podName = live ? inv.status?.podName : undefined;
     let named = podName ? this.deps.pods.get(namespace, podName) ?? (await cluster.resource<PodObject>(Kinds.Pod).get(namespace, podName)) : undefined;
     // The cache may not show a claim made a moment ago: a member that looks unclaimed is read afresh.
     if (named && !isClaimedFor(named, name)) named = await cluster.resource<PodObject>(Kinds.Pod).get(namespace, named.metadata.name);
     // A pool member the status names but that was not claimed for it (its claim lost a race or was cut short) is no pod of its.
     const pod = named && isClaimedFor(named, name) ? named : undefined;
     // Read after the pod: a pod reports before it exits, so a terminal pod without a report never sent one.
-    const outcome = active ? await cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(name)) : undefined;
-    const report = outcome ? readOutcome(outcome) : undefined;
+    const outcome = active || pod ? await cluster.resource(Kinds.ConfigMap).get(namespace, outcomeName(name)) : undefined;
+    const report = active && outcome ? readOutcome(outcome) : undefined;
+    // The pod of an ended invocation that reported may still be closing its session.
+    const closing = !active && pod && outcome ? { reportStoredAt: Date.parse(outcome.metadata.creationTimestamp ?? ''), sessionRecorded: !!(await cluster.resource(Kinds.ConfigMap).get(namespace, sessionRecordsName(name))) } : undefined;
 
-    const step = nextInvocationStep({ inv, pod, report, now: this.now() });
+    const step = nextInvocationStep({ inv, pod, report, closing, now: this.now() });
     switch (step.action) {
       case 'forget':
         this.release(`${namespace}/${name}`);

@@ -1,10 +1,11 @@
 // Reading a session's recording: the session must be one of the project's and within retention
 // (the same lookup as GET /v1/sessions/{id}), then its files come from the artifact store. Until
-// its manifest is stored (the session runs, or was not recorded) it has no pages and no events.
+// its manifest is stored (the session runs, or was not recorded) it has no pages and no events; a
+// read just after its invocation ended waits for its pod to close the session and store them.
 import type { ClusterPort } from '../../cluster/port.js';
 import type { Archive } from '../archived/archive.js';
 import { notFound } from '../../domain/errors.js';
-import { getInvocationBySession } from '../invocations.js';
+import { awaitSessionClosed, getInvocationBySession } from '../invocations.js';
 import {
   EVENTS_FILE,
   MANIFEST_FILE,
@@ -30,7 +31,9 @@ export interface SessionRecordingFiles {
 }
 
 export async function sessionRecording(cluster: ClusterPort, archive: Archive, project: string, sessionId: string): Promise<SessionRecordingFiles> {
-  const { invocation } = await getInvocationBySession(cluster, archive, project, sessionId);
+  const found = await getInvocationBySession(cluster, archive, project, sessionId);
+  await awaitSessionClosed(cluster, found);
+  const { invocation } = found;
   const id = invocation.spec.sessionId;
   const read = (file: string) => archive.store.get(recordingKey(project, id, file));
   const manifestBytes = await read(MANIFEST_FILE);

@@ -1,5 +1,6 @@
-// What the pod and build agents share: run once, stop early on SIGTERM, deliver the report.
-// Exit code 0 when the report was delivered (whatever the outcome), 1 when it could not be.
+// What the pod and build agents share: run once, stop early on SIGTERM, deliver the report (then
+// a browser pod closes its session). Exit code 0 when the report was delivered (whatever the
+// outcome), 1 when it could not be.
 import type { Logger } from '../../config/logger.js';
 import type { PodReport } from '../../schemas/reports.js';
 
@@ -7,6 +8,8 @@ export interface AgentRun<R extends PodReport> {
   execute(): Promise<R>;
   /** SIGTERM: end now and report what is known. */
   terminate(): void;
+  /** Once the report is delivered: what the run still has to do and report (a browser pod closes its session). Never fails. */
+  closeSession?(): Promise<void>;
   /** After the report: ends what the run left stopped, and resolves once every process it started is gone; the agent exits only then. */
   tearDown?(): Promise<void>;
 }
@@ -19,11 +22,12 @@ export async function runAndReport<R extends PodReport>(run: AgentRun<R>, delive
     try {
       await deliver(report);
       log.info(summary(report), 'report delivered');
-      return 0;
     } catch (error) {
       log.error({ err: error }, 'could not deliver the report');
       return 1;
     }
+    await run.closeSession?.();
+    return 0;
   } finally {
     process.off('SIGTERM', onSigterm);
     await run.tearDown?.();

@@ -1,4 +1,4 @@
-// The agents' only channel to the control plane: GET input (or assignment), GET/PUT artifact, POST report under
+// The agents' only channel to the control plane: GET input (or assignment), GET/PUT artifact, POST report (and a browser pod's session records) under
 // /internal/v1/pods/{namespace}/{pod}, each with the pod's bearer token. Network errors and 5xx
 // are retried with backoff; the report is retried longer, since losing it loses the outcome.
 import { createHash } from 'node:crypto';
@@ -7,8 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AgentSettings } from './agent-settings.js';
-import { ARTIFACT_SHA256_HEADER, type ArtifactRef, type PodReport } from '../../schemas/reports.js';
-import { fitReport } from './report-fit.js';
+import { ARTIFACT_SHA256_HEADER, type ArtifactRef, type PodReport, type SessionRecordsReport } from '../../schemas/reports.js';
+import { fitReport, fitSessionRecords } from './report-fit.js';
 import { httpCall, readBody } from './http-call.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -93,6 +93,11 @@ export class ControlPlaneClient {
   /** Sends the report fitted to the sizes the control plane keeps (larger bodies are refused unread). */
   async postReport(report: PodReport): Promise<void> {
     await this.#request('POST', '/report', REPORT_RETRY, JSON.stringify(fitReport(report)), { 'content-type': 'application/json' });
+  }
+
+  /** A browser pod's closed session: its recorded CDP events and metrics, fitted like the report. */
+  async postSessionRecords(records: SessionRecordsReport): Promise<void> {
+    await this.#request('POST', '/session-records', REPORT_RETRY, JSON.stringify(fitSessionRecords(records)), { 'content-type': 'application/json' });
   }
 
   async #downloadOnce(file: string, expectedSha256: string | undefined): Promise<ArtifactRef> {

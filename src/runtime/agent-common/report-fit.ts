@@ -1,7 +1,7 @@
 // A pod fits its report to what the control plane keeps before sending it (the same caps the
 // façade applies), so the report route can refuse anything larger without reading it.
 import { capLogs, capResults, capSessionLogs, MAX_CAUSE_MESSAGE_CHARS, OUTCOME_LIMITS } from '../../schemas/report-limits.js';
-import type { InvocationReport, PodReport } from '../../schemas/reports.js';
+import type { InvocationReport, PodReport, SessionRecordsReport } from '../../schemas/reports.js';
 import { capSessionMetrics } from '../../schemas/session-metrics.js';
 
 export function fitReport(report: PodReport): PodReport {
@@ -14,10 +14,12 @@ export function fitReport(report: PodReport): PodReport {
 
 function fitInvocation(report: InvocationReport): InvocationReport {
   const capped = capResults(report);
+  return { ...capped, logs: capLogs(capped.logs, OUTCOME_LIMITS.logsBytes) };
+}
+
+export function fitSessionRecords(records: SessionRecordsReport): SessionRecordsReport {
   return {
-    ...capped,
-    logs: capLogs(capped.logs, OUTCOME_LIMITS.logsBytes),
-    sessionLogs: capSessionLogs(capped.sessionLogs, OUTCOME_LIMITS.sessionLogsBytes),
-    ...(capped.metrics ? { metrics: capSessionMetrics(capped.metrics, OUTCOME_LIMITS.sessionMetricsBytes) } : {}),
+    sessionLogs: capSessionLogs(records.sessionLogs, OUTCOME_LIMITS.sessionLogsBytes),
+    ...(records.metrics ? { metrics: capSessionMetrics(records.metrics, OUTCOME_LIMITS.sessionMetricsBytes) } : {}),
   };
 }

@@ -1,4 +1,4 @@
-// One invocation in a browser pod, from input to report. Chromium, the recorder, the runtime API
+// One invocation in a browser pod, from input to report and the session's close. Chromium, the recorder, the runtime API
 // and the user process (the code loader) start first and need no invocation: a warm pool member
 // starts them, then waits to be claimed. The input and the artifact follow; the user code's first
 // `next` is answered once the input and the browser are there, and the first of result / error /
@@ -231,11 +231,26 @@ export class InvocationRun {
 
     const outcome = await this.#outcome;
     this.log.info({ phase: outcome.phase, cause: outcome.phase === 'FAILED' ? outcome.cause.code : undefined }, 'invocation ended');
-    // The report says the session is over: its browser and user code killed, its recording stored.
-    const sessionLogs = await this.#endSession();
+    // The outcome is reported once the user code has stopped and its console output is complete;
+    // the session closes after that (closeSession()).
+    await this.#stopUserCode();
+    return this.#report(outcome);
+  }
+
+  /**
+   * After the outcome's report: the browser session closes. Its recording is stopped and stored,
+   * then its recorded CDP events and metrics are reported; the control plane deletes the pod once
+   * they are in. Never fails: a session whose records cannot be delivered has none.
+   */
+  async closeSession(): Promise<void> {
+    const sessionLogs = await this.#closeBrowserSession();
     const recording = await finishRecording(this.#recording, this.#endedAt ?? new Date(), this.log);
     if (recording.length > 0) await uploadRecording(this.control, recording, this.log);
-    return this.#report(outcome, sessionLogs);
+    try {
+      await this.control.postSessionRecords({ sessionLogs: redactDeep(sessionLogs, this.#redact), metrics: redactDeep(this.#sampler.stop(), this.#redact) });
+    } catch (error) {
+      this.log.warn({ err: error as Error }, 'could not deliver the session records; the session has none');
+    }
   }
 
   /** The invocation, when its artifact is the code this member loaded ahead (the claim guarantees it; checked all the same). */
@@ -249,7 +264,8 @@ export class InvocationRun {
   /** Ends a pool member that was never claimed: everything stops, nothing is reported. */
   async discard(): Promise<void> {
     this.#finish(failed('INTERNAL_ERROR', 'discarded'));
-    await this.#endSession();
+    await this.#stopUserCode();
+    await this.#closeBrowserSession();
     await finishRecording(this.#recording, new Date(), this.log);
     await this.tearDown();
   }
@@ -504,18 +520,33 @@ export class InvocationRun {
   }
 
   /**
-   * Ends the session: the user process and the browser are frozen (a user process whose handler has
-   * not reported is SIGKILLed, and a browser that cannot be frozen is released, now), so nothing of
-   * them runs on, and the session's logs are collected. The kernel's work of their exit (freeing a
-   * browser's memory takes tens of ms of the node's CPU) is not waited for: what is frozen is killed
-   * after the report, and the agent exits once everything is gone (tearDown()).
+   * Stops the user code: its process is frozen (SIGKILLed when its handler has not reported), so
+   * nothing of it runs on, and its console output is complete. The kernel's work of a process's
+   * exit is not waited for: what is frozen is killed at tearDown(), and the agent exits once
+   * everything is gone.
    */
-  async #endSession(): Promise<SessionLogEntry[]> {
+  async #stopUserCode(): Promise<void> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#liveChannel?.close();
     this.#launchAbort.abort();
-    if (this.#handlerReported) this.#user?.freeze();
-    else void this.#killUser();
+    // The handler's report came over the runtime API after everything it wrote had reached the
+    // agent (Node writes to pipes synchronously on Linux, console to the channel with writeSync):
+    // what arrived is complete without waiting for the frozen process's pipes to close. A killed
+    // process's output drains to the end.
+    if (this.#handlerReported) {
+      this.#user?.freeze();
+      this.#userOutput?.flush();
+    } else {
+      void this.#killUser();
+      await this.#drainOutput();
+    }
+  }
+
+  /**
+   * Ends the browser's part of the session: its last frames recorded, the recorder stopped and the
+   * browser frozen (or released, when it cannot be), and the session's CDP events collected.
+   */
+  async #closeBrowserSession(): Promise<SessionLogEntry[]> {
     // A page left before its first frame gets one now, while the browser runs.
     if (this.#recording) await settledWithin(this.#recording.paintUnpaintedPages(), RECORDING_END_WAIT_MS);
     // A started recorder stops while the browser still answers, but a browser that does not answer
@@ -530,14 +561,7 @@ export class InvocationRun {
     if (this.#browser?.freeze && recorderStopped) this.#browser.freeze();
     else if (this.#browser) void this.#releaseBrowser(this.#browser);
     // A recorder still connecting fails or finishes now that the browser is killed.
-    const sessionLogs = await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));
-    // The handler's report came over the runtime API after everything it wrote had reached the
-    // agent (Node writes to pipes synchronously on Linux, console to the channel with writeSync):
-    // what arrived is complete without waiting for the frozen process's pipes to close. A killed
-    // process's output drains to the end.
-    if (this.#handlerReported) this.#userOutput?.flush();
-    else await this.#drainOutput();
-    return sessionLogs;
+    return await (stopping ?? settledValue(this.#recorderStart).then((recorder) => (recorder ? recorder.stop() : [])));
   }
 
   #killUser(): Promise<void> | undefined {
@@ -562,15 +586,13 @@ export class InvocationRun {
     if (this.#userOutput) await settledWithin(this.#userOutput.ended, INVOCATION_LIMITS.outputDrainMs);
   }
 
-  #report(outcome: InvocationOutcome, sessionLogs: SessionLogEntry[]): InvocationReport {
+  #report(outcome: InvocationOutcome): InvocationReport {
     const report: InvocationReport = {
       kind: 'invocation',
       phase: outcome.phase,
       startedAt: (this.#startedAt ?? this.#claimedAt ?? this.#agentStartedAt).toISOString(),
       endedAt: (this.#endedAt ?? new Date()).toISOString(),
       logs: redactDeep(this.#logs.entries(), this.#redact),
-      sessionLogs: redactDeep(sessionLogs, this.#redact),
-      metrics: redactDeep(this.#sampler.stop(), this.#redact),
     };
     if (outcome.phase === 'COMPLETED') {
       if (outcome.results !== undefined) report.results = redactDeep(outcome.results, this.#redact);

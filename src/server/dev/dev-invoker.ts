@@ -7,7 +7,7 @@ import { notFound, DomainError } from '../../domain/errors.js';
 import type { Archive } from '../../functions/archived/archive.js';
 import { requestCancel } from '../../functions/cancel.js';
 import { invokeFunction, type InvokeQueue, type InvokeRequest } from '../../functions/invoke.js';
-import { invocationRecords, isTerminal } from '../../functions/invocations.js';
+import { invocationLogs, isTerminal } from '../../functions/invocations.js';
 import type { InvocationObject } from '../../schemas/resources.js';
 import type { DevPublisher } from './dev-publisher.js';
 
@@ -53,7 +53,7 @@ export async function invokeByName(options: DevInvokerOptions, name: string, req
 
 /** The lines of the handler's error (the pod logs its stack last, at error level), for the hosted error's stackTrace. */
 export async function errorStack(options: DevInvokerOptions, invocation: InvocationObject): Promise<string[]> {
-  const { logs } = await invocationRecords(options.cluster, options.archive, { invocation });
+  const logs = await invocationLogs(options.cluster, options.archive, { invocation });
   const last = logs.filter((entry) => entry.level === 'error').at(-1);
   return last ? last.message.split('\n') : [];
 }

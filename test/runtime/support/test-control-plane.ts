@@ -1,6 +1,6 @@
 // The control plane as the agents see it, for agent tests: serves each pod's input and artifact
-// under /internal/v1/pods/{namespace}/{pod}, checks the bearer token, records reports and the
-// artifacts build pods store.
+// under /internal/v1/pods/{namespace}/{pod}, checks the bearer token, records reports, browser
+// pods' session records and the artifacts build pods store.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,6 +16,8 @@ export interface PodScript {
   rejectReports?: number;
   /** Called as each report attempt arrives, before it is answered: a look at the pod while its report is on its way. */
   onReport?: () => void;
+  /** Called as the session records arrive, before they are answered. */
+  onSessionRecords?: () => void;
 }
 
 export interface ReceivedRequest {
@@ -28,6 +30,7 @@ export class TestControlPlane {
   readonly requests: ReceivedRequest[] = [];
   readonly #pods = new Map<string, PodScript>();
   readonly #reports = new Map<string, unknown[]>();
+  readonly #sessionRecords = new Map<string, unknown[]>();
   readonly #stored = new Map<string, Buffer>();
   readonly #requestWaiters: { path: string; resolve: () => void }[] = [];
 
@@ -57,6 +60,10 @@ export class TestControlPlane {
     return this.#reports.get(`${namespace}/${name}`) ?? [];
   }
 
+  sessionRecordsOf(namespace: string, name: string): unknown[] {
+    return this.#sessionRecords.get(`${namespace}/${name}`) ?? [];
+  }
+
   /** The artifact a build pod stored (PUT …/artifact). */
   storedArtifactOf(namespace: string, name: string): Buffer | undefined {
     return this.#stored.get(`${namespace}/${name}`);
@@ -77,7 +84,7 @@ export class TestControlPlane {
     const path = request.url ?? '';
     this.requests.push({ method: request.method ?? '', path, authorization: request.headers.authorization });
     for (const waiter of this.#requestWaiters.filter((w) => w.path === path)) waiter.resolve();
-    const match = /^\/internal\/v1\/pods\/([^/]+)\/([^/]+)\/(input|artifact|report)$/.exec(path);
+    const match = /^\/internal\/v1\/pods\/([^/]+)\/([^/]+)\/(input|artifact|report|session-records)$/.exec(path);
     if (!match) return end(response, 404, 'no such route');
     if (request.headers.authorization !== `Bearer ${this.token}`) return end(response, 401, 'bad token');
     const key = `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}`;
@@ -110,6 +117,16 @@ export class TestControlPlane {
         }
         const report: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         this.#reports.set(key, [...(this.#reports.get(key) ?? []), report]);
+        end(response, 204, '');
+      });
+      return;
+    }
+    if (match[3] === 'session-records' && request.method === 'POST') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        pod.onSessionRecords?.();
+        this.#sessionRecords.set(key, [...(this.#sessionRecords.get(key) ?? []), JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown]);
         end(response, 204, '');
       });
       return;

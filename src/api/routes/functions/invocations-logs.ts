@@ -1,6 +1,6 @@
 import { defineRoute } from '../../route.js';
 import { idParams } from './schemas.js';
-import { getInvocation, invocationRecords } from '../../../functions/invocations.js';
+import { getInvocation, invocationLogs } from '../../../functions/invocations.js';
 
 export default defineRoute<{ id: string }, unknown, unknown>({
   method: 'get',
@@ -12,7 +12,7 @@ export default defineRoute<{ id: string }, unknown, unknown>({
   responses: { 200: { description: '{logs, total}' }, 404: { description: 'Not in this project' } },
   async handle(ctx, { params }, deps) {
     const found = await getInvocation(deps.cluster, deps.archive, ctx.state.project, params.id);
-    const { logs } = await invocationRecords(deps.cluster, deps.archive, found);
+    const logs = await invocationLogs(deps.cluster, deps.archive, found);
     ctx.body = { logs: logs.map(({ message, timestamp, level }) => ({ message, timestamp, level })), total: logs.length };
   },
 });

@@ -2,6 +2,7 @@ import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
 import { authorizePod, type PodOwner, type PodParams } from './pod-access.js';
 import { putRecordingFile, recordingRoom } from '../../../functions/recordings/recording-writes.js';
+import { isSessionClosing, isTerminal } from '../../../functions/invocations.js';
 
 interface Params extends PodParams {
   file: string;
@@ -25,14 +26,16 @@ export default defineRoute<Params, unknown, unknown, PodOwner>({
   responses: {
     204: { description: 'Stored' },
     400: { description: 'Not a recording file name' },
-    403: { description: 'Not a browser pod, or its invocation has ended' },
+    403: { description: 'Not a browser pod, or its session has closed' },
     413: { description: "Over the session's BROWSERFN_RECORDING_MAX_MB" },
   },
   async handle(ctx, { params, caller: owner }, deps) {
     if (owner.kind !== 'invocation') throw new HttpError(403, 'Only browser pods store session recordings');
     const { invocation } = owner;
-    const phase = invocation.status?.phase;
-    if (phase === 'COMPLETED' || phase === 'FAILED') throw new HttpError(403, `The invocation has ended (${phase}); its recording is closed`);
+    // The pod stores its recording after its outcome, while it closes the session.
+    if (isTerminal(invocation) && !(await isSessionClosing(deps.cluster, invocation))) {
+      throw new HttpError(403, `The invocation has ended (${invocation.status?.phase}) and its session is closed; so is its recording`);
+    }
     const maxBytes = deps.settings.recordingMaxBytes;
     const { room, stored } = await recordingRoom(deps.archive.store, params.namespace, invocation.spec.sessionId, params.file, maxBytes);
     const overCap = (size: number) => new HttpError(413, `The session's recording would be over its ${maxBytes}-byte cap (BROWSERFN_RECORDING_MAX_MB): ${stored} bytes stored, ${size} more sent`);

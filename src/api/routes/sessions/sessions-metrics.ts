@@ -3,7 +3,7 @@
 // the live-view channel while it runs.
 import { defineRoute, type RouteDefinition } from '../../route.js';
 import { idParams } from '../functions/schemas.js';
-import { getInvocationBySession, invocationRecords, isTerminal } from '../../../functions/invocations.js';
+import { getInvocationBySession, isTerminal, sessionRecords } from '../../../functions/invocations.js';
 import { sessionView } from '../../../functions/views.js';
 import { conflict } from '../../../domain/errors.js';
 import { emptySessionMetrics } from '../../../schemas/session-metrics.js';
@@ -47,7 +47,7 @@ export function sessionsMetrics(locator: LiveLocator): RouteDefinition {
       const session = sessionView(found.invocation);
       const header = { sessionId: session.id, status: session.status };
       if (isTerminal(found.invocation)) {
-        const { metrics } = await invocationRecords(deps.cluster, deps.archive, found);
+        const { metrics } = await sessionRecords(deps.cluster, deps.archive, found);
         ctx.body = { ...header, live: false, ...(metrics ?? emptySessionMetrics(0)) };
         return;
       }

@@ -529,12 +529,14 @@ export class InvocationRun {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#liveChannel?.close();
     this.#launchAbort.abort();
-    // The handler's report came over the runtime API after everything it wrote had reached the
-    // agent (Node writes to pipes synchronously on Linux, console to the channel with writeSync):
-    // what arrived is complete without waiting for the frozen process's pipes to close. A killed
-    // process's output drains to the end.
+    // The handler's report came over the runtime API after everything it wrote was in the pipes
+    // (Node writes to pipes synchronously on Linux, console to the channel with writeSync), so
+    // the frozen process's pipes need not close. But the report may be read first in a turn of the
+    // event loop whose other reads include those pipes: one turn later, they have been read too.
+    // A killed process's output drains to the end.
     if (this.#handlerReported) {
       this.#user?.freeze();
+      await new Promise((resolve) => setImmediate(resolve));
       this.#userOutput?.flush();
     } else {
       void this.#killUser();

@@ -1,8 +1,9 @@
-// One invocation in a browser pod, from input to report and the session's close. Chromium, the recorder, the runtime API
-// and the user process (the code loader) start first and need no invocation: a warm pool member
-// starts them, then waits to be claimed. The input and the artifact follow; the user code's first
-// `next` is answered once the input and the browser are there, and the first of result / error /
-// exit / timeout / termination decides.
+// One invocation in a browser pod, from input to report and the session's close. Chromium, the
+// recorder, the runtime API and the user process (the code loader) start first and need no
+// invocation: a warm pool member starts them, then waits to be claimed. The input and the artifact
+// follow; the user code's first `next` is answered once the input and the browser are there, and
+// the first of result / error / exit / timeout / termination decides. The outcome is reported
+// first; the session closes after it.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

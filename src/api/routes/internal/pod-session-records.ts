@@ -27,4 +27,3 @@ export default defineRoute<PodParams, unknown, SessionRecordsReport, PodOwner>({
     ctx.status = 204;
   },
 });
-

@@ -89,8 +89,13 @@ export async function awaitSessionClosed(cluster: ClusterPort, found: FoundInvoc
 
 /** The session's records as stored, waiting up to `waitMs` for the pod of an ended invocation still closing its session. */
 async function storedSessionRecords(cluster: ClusterPort, inv: InvocationObject, waitMs: number): Promise<KubeObject | undefined> {
-  const closing = isTerminal(inv) && (await isSessionClosing(cluster, inv));
-  return watchForObject(cluster.resource(Kinds.ConfigMap), inv.metadata.namespace!, sessionRecordsName(inv.metadata.name), closing ? waitMs : 0);
+  const configMaps = cluster.resource(Kinds.ConfigMap);
+  const name = sessionRecordsName(inv.metadata.name);
+  // Stored already (a session long closed, the usual read): no look at the pod.
+  const stored = await configMaps.get(inv.metadata.namespace, name);
+  if (stored || !isTerminal(inv)) return stored;
+  // Read again after the pod: records stored in between are found either way.
+  return watchForObject(configMaps, inv.metadata.namespace!, name, (await isSessionClosing(cluster, inv)) ? waitMs : 0);
 }
 
 /**

@@ -456,7 +456,8 @@ describe('attack: pod tokens on the serve stack', function () {
         assert.equal(secret.metadata.ownerReferences?.[0].uid, pod.metadata.uid, 'owned by its pod');
         const token = Buffer.from(secret.data![POD_TOKEN_KEY], 'base64').toString();
         assert.ok(!JSON.stringify(pod).includes(token), 'the token is nowhere in the Pod object');
-        // The pod has ended and is gone: its token opens nothing.
+        // Once the pod has ended and is gone (a browser pod closes its session after the invocation ends), its token opens nothing.
+        await waitFor(`pod ${pod.metadata.name} to be gone`, async () => ((await svc.service.cluster.resource(Kinds.Pod).get('default', pod.metadata.name)) ? undefined : true), 30_000);
         const res = await fetch(`${svc.url}/internal/v1/pods/default/${pod.metadata.name}/input`, { headers: { authorization: `Bearer ${token}` } });
         assert.equal(res.status, 404);
         // It expires: the pod's deadline plus a start allowance, not never.

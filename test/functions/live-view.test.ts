@@ -12,6 +12,8 @@ import { startHoldServer, type HoldServer } from '../support/hold-server.js';
 import { startPageServer, type PageServer } from '../support/http-fixtures.js';
 import { publish, waitInvocation } from '../support/publish.js';
 import { Kinds } from '../../src/cluster/objects.js';
+import { watchUntil } from '../../src/cluster/watch-until.js';
+import type { InvocationObject } from '../../src/schemas/resources.js';
 import { cdp, LIVE_FN, pageSocketOf, refusedStatus } from '../support/live-view.js';
 
 describe('live view and session metrics (embedded)', function () {
@@ -102,6 +104,24 @@ describe('live view and session metrics (embedded)', function () {
     const archived = await svc.request('GET', `/v1/sessions/${sessionId}/metrics`);
     assert.equal(archived.status, 200);
     assert.deepEqual(archived.body, metrics.body, 'the archived record serves the same metrics');
+  });
+
+  it('answers a metrics read made as soon as the session runs, once its pod has dialled in', async () => {
+    const res = await svc.request('POST', `/v1/functions/${fnId}/invoke`, { params: { page: `${pages.url}/live`, hold: hold.url } });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const invocations = svc.service.cluster.resource<InvocationObject>(Kinds.Invocation);
+    const stored = await invocations.get('default', String(res.body.id).toLowerCase());
+    assert.ok(stored);
+    const { reached } = await watchUntil(invocations, stored, (inv) => inv.status?.phase === 'RUNNING', 60_000);
+    assert.ok(reached, 'the invocation runs');
+    // Asked before the handler has had 50 ms: the pod has not dialled its live channel yet.
+    const early = await svc.request('GET', `/v1/sessions/${res.body.sessionId}/metrics`);
+    assert.equal(early.status, 200, JSON.stringify(early.body));
+    assert.equal(early.body.live, true);
+    assert.equal(early.body.status, 'RUNNING');
+    assert.ok(Array.isArray(early.body.samples));
+    hold.release();
+    assert.equal((await waitInvocation(svc, res.body.id)).status, 'COMPLETED');
   });
 
   it('opens the DevTools frontend in a browser through the façade, every file it loads found, showing the live page\'s DOM', async () => {

@@ -14,7 +14,9 @@ import type { LiveChannel } from './live-channel.js';
 import type { LiveHub } from './live-hub.js';
 import { ReplicaChannel } from './replica-channel.js';
 
-/** How often a waiting caller looks for the channel on other replicas. */
+/** How long a read of a running session waits for its channel: its pod dials in moments after the handler got its event. */
+export const LIVE_CHANNEL_WAIT_MS = 10_000;
+/** How often a waiting caller looks for the channel on other replicas (and whether the session has ended). */
 const LOOK_AGAIN_MS = 500;
 /** A holder found is trusted this long (a DevTools frontend loads a few hundred files at once). */
 const HOLDER_CACHE_MS = 5_000;
@@ -56,6 +58,7 @@ export class LiveLocator {
   /**
    * The session's channel: this replica's own, else the one of the replica recorded as holding it,
    * looking again until `waitMs` have passed (a pod that has just started dials in moments later).
+   * Undefined once the session has ended: its pod dials no more.
    */
   async find(project: string, sessionId: string, waitMs = 0): Promise<LiveChannel | undefined> {
     const deadline = Date.now() + waitMs;
@@ -63,9 +66,9 @@ export class LiveLocator {
       const local = this.hub.get(project, sessionId);
       if (local) return local;
       const holder = await this.#holder(project, sessionId);
-      if (holder) return new ReplicaChannel(holder, { project, sessionId: sessionId.toLowerCase(), secret: this.deps.settings.podTokenSecret });
+      if (holder.url) return new ReplicaChannel(holder.url, { project, sessionId: sessionId.toLowerCase(), secret: this.deps.settings.podTokenSecret });
       const remaining = deadline - Date.now();
-      if (remaining <= 0) return undefined;
+      if (holder.ended || remaining <= 0) return undefined;
       const arrived = await this.hub.waitFor(project, sessionId, Math.min(LOOK_AGAIN_MS, remaining));
       if (arrived) return arrived;
     }
@@ -84,17 +87,19 @@ export class LiveLocator {
     return expected.length === given.length && timingSafeEqual(expected, given) ? url : undefined;
   }
 
-  async #holder(project: string, sessionId: string): Promise<string | undefined> {
+  /** The other replica recorded as holding the session's channel, and whether the session has ended. */
+  async #holder(project: string, sessionId: string): Promise<{ url?: string; ended: boolean }> {
     const key = `${project}/${sessionId.toLowerCase()}`;
     const cached = this.#holders.get(key);
-    if (cached && Date.now() - cached.at < HOLDER_CACHE_MS) return cached.url;
+    if (cached && Date.now() - cached.at < HOLDER_CACHE_MS) return { url: cached.url, ended: false };
     this.#holders.delete(key);
     const { invocation } = await getInvocationBySession(this.deps.cluster, this.deps.archive, project, sessionId);
-    const url = isTerminal(invocation) ? undefined : this.#verified(invocation.metadata.annotations?.[Annotations.liveReplica]);
-    if (!url || url === this.#self) return undefined;
+    if (isTerminal(invocation)) return { ended: true };
+    const url = this.#verified(invocation.metadata.annotations?.[Annotations.liveReplica]);
+    if (!url || url === this.#self) return { ended: false };
     const now = Date.now();
     for (const [other, { at }] of this.#holders) if (now - at >= HOLDER_CACHE_MS) this.#holders.delete(other);
     this.#holders.set(key, { url, at: now });
-    return url;
+    return { url, ended: false };
   }
 }

@@ -4,15 +4,13 @@ import { idParams } from '../functions/schemas.js';
 import { getInvocationBySession, isTerminal } from '../../../functions/invocations.js';
 import { sessionView } from '../../../functions/views.js';
 import { conflict } from '../../../domain/errors.js';
-import type { LiveLocator } from '../../live-view/live-locator.js';
+import { LIVE_CHANNEL_WAIT_MS, type LiveLocator } from '../../live-view/live-locator.js';
 import { issueLiveToken } from '../../live-view/live-token.js';
 import { liveUrls, type ChromiumTarget } from '../../live-view/live-urls.js';
 import { facadeOrigin } from '../../facade-origin.js';
 
 /** The longest a live-view URL works, as the hosted service allows. */
 const MAX_EXPIRES_IN_SECONDS = 6 * 3600;
-/** A session that has just started: its pod dials in moments after the handler got its event. */
-const CHANNEL_WAIT_MS = 10_000;
 
 const liveUrlsSchema = {
   type: 'object',
@@ -52,7 +50,7 @@ export function sessionsDebug(locator: LiveLocator): RouteDefinition {
       const session = sessionView(invocation);
       if (isTerminal(invocation)) throw conflict(`Session ${params.id} has ended (${session.status}): live view is only available while it runs; its recording and logs remain`);
       if (session.status !== 'RUNNING') throw conflict(`Session ${params.id} has not started yet (${session.status}): ask again once it runs`);
-      const channel = await locator.find(ctx.state.project, session.id, CHANNEL_WAIT_MS);
+      const channel = await locator.find(ctx.state.project, session.id, LIVE_CHANNEL_WAIT_MS);
       if (!channel) throw conflict(`Session ${params.id} runs but its browser has not connected its live view (it may be ending): ask again in a moment`);
       const now = Date.now();
       const exp = Math.min(now + (query.expiresIn ?? MAX_EXPIRES_IN_SECONDS) * 1000, now + MAX_EXPIRES_IN_SECONDS * 1000, Date.parse(session.expiresAt));

@@ -2,12 +2,13 @@
 // samples and navigation timings — reported with its outcome once it ended, asked of its pod over
 // the live-view channel while it runs.
 import { defineRoute, type RouteDefinition } from '../../route.js';
+import type { ApiDeps } from '../../deps.js';
 import { idParams } from '../functions/schemas.js';
-import { getInvocationBySession, isTerminal, sessionRecords } from '../../../functions/invocations.js';
+import { getInvocationBySession, isTerminal, sessionRecords, type FoundInvocation } from '../../../functions/invocations.js';
 import { sessionView } from '../../../functions/views.js';
 import { conflict } from '../../../domain/errors.js';
 import { emptySessionMetrics } from '../../../schemas/session-metrics.js';
-import type { LiveLocator } from '../../live-view/live-locator.js';
+import { LIVE_CHANNEL_WAIT_MS, type LiveLocator } from '../../live-view/live-locator.js';
 
 const metricsSchema = {
   type: 'object',
@@ -40,21 +41,31 @@ export function sessionsMetrics(locator: LiveLocator): RouteDefinition {
     responses: {
       200: { description: 'The samples', schema: metricsSchema },
       404: { description: 'Not in this project' },
-      409: { description: 'The session runs but its metrics cannot be read yet (not started, or its browser has not connected)' },
+      409: { description: 'The session has not started yet' },
     },
     async handle(ctx, { params }, deps) {
-      const found = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
-      const session = sessionView(found.invocation);
-      const header = { sessionId: session.id, status: session.status };
-      if (isTerminal(found.invocation)) {
-        const { metrics } = await sessionRecords(deps.cluster, deps.archive, found);
-        ctx.body = { ...header, live: false, ...(metrics ?? emptySessionMetrics(0)) };
-        return;
+      let found = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
+      if (!isTerminal(found.invocation)) {
+        const session = sessionView(found.invocation);
+        if (session.status !== 'RUNNING') throw conflict(`Session ${params.id} has not started yet (${session.status}): its metrics are served once it runs`);
+        // A session that has just started is waited for until its pod dials in; one that ends meanwhile is read as ended.
+        const channel = await locator.find(ctx.state.project, session.id, LIVE_CHANNEL_WAIT_MS);
+        const metrics = await channel?.metrics().catch(() => undefined);
+        if (metrics) {
+          ctx.body = { sessionId: session.id, status: session.status, live: true, ...metrics };
+          return;
+        }
+        found = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
+        if (!isTerminal(found.invocation)) throw conflict(`Session ${params.id} runs but its browser has not connected its live view: ask again in a moment`);
       }
-      const channel = await locator.find(ctx.state.project, session.id);
-      const metrics = await channel?.metrics().catch(() => undefined);
-      if (!metrics) throw conflict(`Session ${params.id} is ${session.status} and its browser has not connected yet: its metrics are served once it has, and after it ends`);
-      ctx.body = { ...header, live: true, ...metrics };
+      ctx.body = await endedSessionMetrics(deps, found);
     },
   });
+}
+
+/** As reported when the session ended. */
+async function endedSessionMetrics(deps: Pick<ApiDeps, 'cluster' | 'archive'>, found: FoundInvocation) {
+  const session = sessionView(found.invocation);
+  const { metrics } = await sessionRecords(deps.cluster, deps.archive, found);
+  return { sessionId: session.id, status: session.status, live: false, ...(metrics ?? emptySessionMetrics(0)) };
 }

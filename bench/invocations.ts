@@ -213,7 +213,7 @@ async function invokeTimed(bench: Bench, name: string): Promise<Timed> {
  * One invocation that nothing polls: the service's own watch says when COMPLETED is stored. The
  * client-observed figures add the polling's own CPU, taken from the invocation on the same cores,
  * and the client's read after COMPLETED, which waits behind the writes of the pool's refill
- * (docs/pools.md, both sections of 2026-11-27). `totalMs` counts from the client's POST;
+ * (docs/pools-measurements.md, both sections of 2026-11-27). `totalMs` counts from the client's POST;
  * `acceptedMs` from the invocation's storing (the invoke accepted: the issue's measure), both to
  * COMPLETED stored, as the same watch sees them.
  */

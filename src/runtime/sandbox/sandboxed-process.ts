@@ -21,7 +21,7 @@ export const CHANNEL_SUPPORT_PATH = fileURLToPath(new URL('../sandbox/channel.js
  * when the last stat the process made, anywhere, was of a pipe or socket: it reuses one array for
  * every stat's result. The bundle's import then named chrome-remote-interface by its link path while
  * the code loader had loaded it by its target, and got a second instance, half loaded (`CDP is not a
- * function`; docs/pools.md, 2026-11-27, eighth session). Without resolving, both name it alike.
+ * function`; docs/pools-measurements.md, 2026-11-27, eighth session). Without resolving, both name it alike.
  */
 const MODULE_PATH_FLAGS = ['--preserve-symlinks'];
 

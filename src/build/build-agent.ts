@@ -6,9 +6,10 @@ import { runAndReport } from '../runtime/agent-common/agent-run.js';
 import { ControlPlaneClient } from '../runtime/agent-common/control-plane-client.js';
 import { buildLimits, type BuildLimits } from './build-limits.js';
 import { BuildRun } from './build-run.js';
+import { PodEnv } from '../schemas/pod-env.js';
 
 export async function runBuildAgent(env: NodeJS.ProcessEnv): Promise<number> {
-  const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'build-agent', pod: env.BROWSERFN_POD_NAME });
+  const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'build-agent', pod: env[PodEnv.podName] });
   let settings: AgentSettings;
   let limits: BuildLimits;
   try {

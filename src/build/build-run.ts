@@ -23,6 +23,7 @@ import { ARTIFACT_MAIN, compiledEntryPath, packArtifact, pruneRuntimePackages, w
 import { BuildSteps } from './build-steps.js';
 import { unbuiltNativeAddons } from './native-addons.js';
 import { settledWithin } from '../runtime/agent-common/settled-within.js';
+import { PodEnv } from '../schemas/pod-env.js';
 
 /** After the build is stopped, how long its steps get to kill their child processes. */
 const STOP_GRACE_MS = 5000;
@@ -91,7 +92,7 @@ export class BuildRun {
         projectDir,
         homeDir: layout.homeDir,
         tmpDir: layout.tmpDir,
-        cacheDir: this.agentEnv.BROWSERFN_NPM_CACHE || join(podDir, '.npm'),
+        cacheDir: this.agentEnv[PodEnv.npmCache] || join(podDir, '.npm'),
         configDir: join(podDir, 'npm-config'),
         npmrcAllow: npmrcAllowList(this.agentEnv),
         timeoutSeconds: this.limits.installSeconds,

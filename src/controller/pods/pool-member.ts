@@ -4,20 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { ownerReferenceTo } from '../../cluster/objects.js';
 import { Annotations, Labels, type BrowserPoolObject, type InvocationObject } from '../../schemas/resources.js';
-import type { PodObject } from '../../schemas/pod.js';
+import type { EnvVar, PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { SESSION_TIMEOUT_MAX_SECONDS } from '../../schemas/session-config.js';
 import { launchHash } from '../../schemas/launch-shape.js';
 import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
-import { ARTIFACT_SHA256_ENV, browserPodFor, type PodTemplateSettings } from './templates.js';
+import { browserPodFor, type PodTemplateSettings } from './templates.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 
 export const DEFAULT_MAX_AGE_SECONDS = 1800;
 export const DEFAULT_IDLE_SECONDS = 600;
-
-/** Tells the pod agent to wait for an assignment instead of fetching its input at once. */
-export const POOL_MEMBER_ENV = 'BROWSERFN_POOL_MEMBER';
-/** The runtime packages the member's code loader loads before it is claimed (unset: all). */
-export const PRELOAD_ENV = 'BROWSERFN_PRELOAD';
 
 /** What members are started with: one made before it changed is replaced. */
 export const poolLaunchHash = (pool: BrowserPoolObject): string => launchHash(pool.spec.launch ?? {}, pool.spec.resources, pool.spec.preload, pool.spec.preloadArtifact);
@@ -29,10 +25,10 @@ export function poolMemberPod(pool: BrowserPoolObject, settings: PodTemplateSett
   // Idle no longer than maxAge, then serving at most the longest timeout.
   const deadline = (pool.spec.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) + SESSION_TIMEOUT_MAX_SECONDS + POD_GRACE_SECONDS;
   const labels = { [Labels.pool]: pool.metadata.name, [Labels.launchHash]: poolLaunchHash(pool) };
-  const env = [{ name: POOL_MEMBER_ENV, value: '1' }, ...(pool.spec.preload ? [{ name: PRELOAD_ENV, value: pool.spec.preload.join(',') }] : [])];
+  const env: EnvVar[] = [{ name: PodEnv.poolMember, value: '1' }, ...(pool.spec.preload ? [{ name: PodEnv.preload, value: pool.spec.preload.join(',') }] : [])];
   // A member that loads its pool's code ahead gets it the way a cold pod does: named by hash, handed over or downloaded.
   const preloadSha256 = pool.spec.preloadArtifact ? artifactSha256Of(pool.spec.preloadArtifact) : undefined;
-  if (preloadSha256) env.push({ name: ARTIFACT_SHA256_ENV, value: preloadSha256 });
+  if (preloadSha256) env.push({ name: PodEnv.artifactSha256, value: preloadSha256 });
   const pod = browserPodFor(pool, `${pool.metadata.name}-${suffix}`, pool.spec.launch ?? {}, pool.spec.resources, deadline, settings, env, labels);
   pod.metadata.annotations = {
     ...pod.metadata.annotations,
@@ -44,7 +40,7 @@ export function poolMemberPod(pool: BrowserPoolObject, settings: PodTemplateSett
 
 /** The artifact whose code the member loaded ahead, if it did: it serves only invocations of that artifact. */
 export const preloadedArtifactOf = (pod: PodObject): string | undefined =>
-  pod.spec.containers.some((c) => c.env?.some((e) => e.name === ARTIFACT_SHA256_ENV)) ? pod.metadata.annotations?.[Annotations.artifact] : undefined;
+  pod.spec.containers.some((c) => c.env?.some((e) => e.name === PodEnv.artifactSha256)) ? pod.metadata.annotations?.[Annotations.artifact] : undefined;
 
 /** Whether a member still waits for an invocation. */
 export const isIdleMember = (pod: PodObject): boolean => !pod.metadata.labels?.[Labels.invocationName];

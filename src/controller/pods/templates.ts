@@ -9,6 +9,7 @@ import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { memoryBytes } from '../../schemas/memory-quantity.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 
 export interface PodTemplateSettings {
   /** Node the pod is bound to (the local node agent's name); unset leaves it to a scheduler. */
@@ -40,9 +41,6 @@ export const SHM_VOLUME = 'dshm';
 /** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
 export const SIDECAR_CDP_PORT = '9222';
 
-/** The sha256 the agent checks its artifact against, whoever hands it over. */
-export const ARTIFACT_SHA256_ENV = 'BROWSERFN_ARTIFACT_SHA256';
-
 export const browserPodName = (inv: InvocationObject, attempt: number): string => `${inv.metadata.name}-a${attempt}`;
 export const buildPodName = (build: BuildObject): string => `${build.metadata.name}-build`;
 
@@ -50,7 +48,7 @@ export function browserPod(inv: InvocationObject, attempt: number, settings: Pod
   const extraEnv: EnvVar[] = [];
   // The agent refuses an artifact that does not hash to this, whoever hands it over.
   const artifactSha256 = artifactSha256Of(inv.spec.bundleConfigMap);
-  if (artifactSha256) extraEnv.push({ name: ARTIFACT_SHA256_ENV, value: artifactSha256 });
+  if (artifactSha256) extraEnv.push({ name: PodEnv.artifactSha256, value: artifactSha256 });
   const labels = { [Labels.invocationName]: inv.metadata.name, [Labels.functionUid]: inv.spec.functionUid, [Labels.sessionId]: inv.spec.sessionId };
   const deadline = inv.spec.timeoutSeconds + POD_GRACE_SECONDS;
   const pod = browserPodFor(inv, browserPodName(inv, attempt), launchShapeOf(inv.spec.sessionConfig), undefined, deadline, settings, extraEnv, labels);
@@ -77,9 +75,9 @@ export function browserPodFor(
   const browserResources = { requests: { cpu: '250m', memory: smaller(DEFAULT_BROWSER_REQUEST, limit), ...resources?.requests }, limits: { memory: limit } };
   const shm = smaller(memory.shm, limit);
   const viewport = viewportValue(launch);
-  const env = viewport ? [...extraEnv, { name: 'BROWSERFN_VIEWPORT', value: viewport }] : extraEnv;
+  const env = viewport ? [...extraEnv, { name: PodEnv.viewport, value: viewport }] : extraEnv;
   if (!settings.chromiumSidecar) return withShm(podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources), shm);
-  const cdpPort = { name: 'BROWSERFN_CDP_PORT', value: SIDECAR_CDP_PORT };
+  const cdpPort = { name: PodEnv.cdpPort, value: SIDECAR_CDP_PORT };
   const pod = podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, [...env, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
   const agent = pod.spec.containers[0];
   pod.spec.containers.unshift({
@@ -147,12 +145,12 @@ function podFor(
           image: settings.image,
           command: ['browserfn', agent],
           env: [
-            { name: 'BROWSERFN_CONTROL_URL', value: settings.controlUrl },
-            { name: 'BROWSERFN_POD_NAMESPACE', value: namespace },
-            { name: 'BROWSERFN_POD_NAME', value: name },
+            { name: PodEnv.controlUrl, value: settings.controlUrl },
+            { name: PodEnv.namespace, value: namespace },
+            { name: PodEnv.podName, value: name },
             // Bound to the pod's UID, so it can only be made once the pod exists: see token-secret.ts.
-            { name: 'BROWSERFN_POD_TOKEN', valueFrom: { secretKeyRef: { name: podTokenSecretName(name), key: POD_TOKEN_KEY } } },
-            { name: 'BROWSERFN_POD_DIR', value: '/work' },
+            { name: PodEnv.podToken, valueFrom: { secretKeyRef: { name: podTokenSecretName(name), key: POD_TOKEN_KEY } } },
+            { name: PodEnv.podDir, value: '/work' },
             ...extraEnv,
           ],
           resources,

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultRuntimeModulesDir } from '../sandbox/runtime-modules.js';
 import { RUNTIME_PACKAGES, isRuntimePackage, type RuntimePackage } from '../../schemas/runtime-packages.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 
 export interface AgentSettings {
   controlUrl: string;
@@ -46,50 +47,52 @@ export interface AgentSettings {
   echoConsole: boolean;
 }
 
-const REQUIRED = ['BROWSERFN_CONTROL_URL', 'BROWSERFN_POD_NAMESPACE', 'BROWSERFN_POD_NAME', 'BROWSERFN_POD_TOKEN', 'BROWSERFN_POD_DIR'] as const;
+const REQUIRED = [PodEnv.controlUrl, PodEnv.namespace, PodEnv.podName, PodEnv.podToken, PodEnv.podDir];
 
 export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
   const missing = REQUIRED.filter((name) => !env[name]);
   if (missing.length > 0) throw new Error(`the agent needs ${missing.join(', ')} in its environment`);
-  const podDir = resolve(env.BROWSERFN_POD_DIR as string);
+  const podDir = resolve(env[PodEnv.podDir] as string);
   mkdirSync(podDir, { recursive: true });
+  const cdpPort = env[PodEnv.cdpPort];
+  const preload = env[PodEnv.preload];
   return {
-    controlUrl: (env.BROWSERFN_CONTROL_URL as string).replace(/\/+$/, ''),
-    namespace: env.BROWSERFN_POD_NAMESPACE as string,
-    podName: env.BROWSERFN_POD_NAME as string,
-    podToken: env.BROWSERFN_POD_TOKEN as string,
+    controlUrl: (env[PodEnv.controlUrl] as string).replace(/\/+$/, ''),
+    namespace: env[PodEnv.namespace] as string,
+    podName: env[PodEnv.podName] as string,
+    podToken: env[PodEnv.podToken] as string,
     podDir,
     chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
     ffmpegPath: env.BROWSERFN_FFMPEG_PATH || '/usr/bin/ffmpeg',
-    chromiumSandbox: env.BROWSERFN_CHROMIUM_SANDBOX === '1',
+    chromiumSandbox: env[PodEnv.chromiumSandbox] === '1',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
-    viewport: viewportFrom(env.BROWSERFN_VIEWPORT),
-    sidecarCdpPort: env.BROWSERFN_CDP_PORT ? portFrom(env.BROWSERFN_CDP_PORT) : undefined,
-    artifactSha256: env.BROWSERFN_ARTIFACT_SHA256 || undefined,
-    artifactFile: env.BROWSERFN_ARTIFACT_FILE || undefined,
-    poolMember: env.BROWSERFN_POOL_MEMBER === '1',
-    preload: env.BROWSERFN_PRELOAD === undefined ? [...RUNTIME_PACKAGES] : preloadFrom(env.BROWSERFN_PRELOAD),
-    echoConsole: env.BROWSERFN_ECHO_CONSOLE === '1',
+    viewport: viewportFrom(env[PodEnv.viewport]),
+    sidecarCdpPort: cdpPort ? portFrom(cdpPort) : undefined,
+    artifactSha256: env[PodEnv.artifactSha256] || undefined,
+    artifactFile: env[PodEnv.artifactFile] || undefined,
+    poolMember: env[PodEnv.poolMember] === '1',
+    preload: preload === undefined ? [...RUNTIME_PACKAGES] : preloadFrom(preload),
+    echoConsole: env[PodEnv.echoConsole] === '1',
   };
 }
 
 function preloadFrom(raw: string): RuntimePackage[] {
   const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
   const unknown = names.filter((name) => !isRuntimePackage(name));
-  if (unknown.length > 0) throw new Error(`BROWSERFN_PRELOAD names ${unknown.join(', ')}, which the runtime does not provide (it provides ${RUNTIME_PACKAGES.join(', ')})`);
+  if (unknown.length > 0) throw new Error(`${PodEnv.preload} names ${unknown.join(', ')}, which the runtime does not provide (it provides ${RUNTIME_PACKAGES.join(', ')})`);
   return names as RuntimePackage[];
 }
 
 function portFrom(raw: string): number {
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`BROWSERFN_CDP_PORT must be a port number, got "${raw}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${PodEnv.cdpPort} must be a port number, got "${raw}"`);
   return port;
 }
 
 function viewportFrom(raw: string | undefined): AgentSettings['viewport'] {
   if (!raw) return undefined;
   const match = /^(\d{1,5})x(\d{1,5})$/.exec(raw);
-  if (!match) throw new Error(`BROWSERFN_VIEWPORT must look like 1280x720, got "${raw}"`);
+  if (!match) throw new Error(`${PodEnv.viewport} must look like 1280x720, got "${raw}"`);
   return { width: Number(match[1]), height: Number(match[2]) };
 }
 

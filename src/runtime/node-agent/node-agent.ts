@@ -40,6 +40,7 @@ import { OomWatch } from './oom-watch.js';
 import { agentMains, isAgentCommand } from './agent-mains.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
 import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -204,9 +205,9 @@ export class NodeAgent {
       // As root, pods run as other users, who must be able to pass through the folders above theirs.
       mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === 'BROWSERFN_CDP_PORT'))) podEnv.BROWSERFN_CDP_PORT = String(await freePort());
+      if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === PodEnv.cdpPort))) podEnv[PodEnv.cdpPort] = String(await freePort());
       podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
-      if (podIP) podEnv.BROWSERFN_HOST = podIP;
+      if (podIP) podEnv[PodEnv.host] = podIP;
       const apiServer = this.options.cluster.podCredentials?.apiServer;
       if (apiServer && hasServiceAccountToken(pod)) {
         // As the kubelet's KUBERNETES_SERVICE_* variables: in-cluster clients find the API server there.
@@ -256,13 +257,13 @@ export class NodeAgent {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
         uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
-        if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = SANDBOX_ARTIFACT_FILE;
+        if (artifact) podEnv[PodEnv.artifactFile] = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
         if (local.hosts) readOnly.push({ source: local.hosts.file, target: '/etc/hosts' });
         local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter);
       } else {
-        if (npmCache) podEnv.BROWSERFN_NPM_CACHE = npmCache.dir;
-        if (artifact) podEnv.BROWSERFN_ARTIFACT_FILE = artifact;
+        if (npmCache) podEnv[PodEnv.npmCache] = npmCache.dir;
+        if (artifact) podEnv[PodEnv.artifactFile] = artifact;
         const localPath = localPathMapper(volumes);
         // The pod's own /tmp (an emptyDir under a read-only root in a cluster) is its folder here too.
         const tmp = volumes.find((v) => v.mountPath === '/tmp');
@@ -323,9 +324,9 @@ export class NodeAgent {
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
     if (npmCacheDir) {
       mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
-      env.BROWSERFN_NPM_CACHE = SANDBOX_NPM_CACHE;
+      env[PodEnv.npmCache] = SANDBOX_NPM_CACHE;
     }
-    if (sandbox.chromiumSandbox) env.BROWSERFN_CHROMIUM_SANDBOX = '1';
+    if (sandbox.chromiumSandbox) env[PodEnv.chromiumSandbox] = '1';
     const containers = pod.spec.containers.map((c, i) => this.resolveContainer(c, containerEnvs[i], env, (value) => value, sandbox));
     const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
     // The limit counts every task of the pod's host user, so it is set only when that user is not the server's.
@@ -366,11 +367,11 @@ export class NodeAgent {
    */
   private async cachedArtifact(pod: PodObject, containerEnvs: Record<string, string>[]): Promise<string | undefined> {
     const cache = this.options.artifactCache;
-    const env = containerEnvs.find((e) => e.BROWSERFN_ARTIFACT_SHA256 && e.BROWSERFN_POD_TOKEN && e.BROWSERFN_CONTROL_URL);
+    const env = containerEnvs.find((e) => e[PodEnv.artifactSha256] && e[PodEnv.podToken] && e[PodEnv.controlUrl]);
     if (!cache || !env || pod.metadata.labels?.[Labels.role] !== Roles.browserPod) return undefined;
-    const sha256 = env.BROWSERFN_ARTIFACT_SHA256;
+    const sha256 = env[PodEnv.artifactSha256];
     try {
-      const client = new ControlPlaneClient({ controlUrl: env.BROWSERFN_CONTROL_URL, namespace: pod.metadata.namespace ?? 'default', podName: pod.metadata.name, podToken: env.BROWSERFN_POD_TOKEN });
+      const client = new ControlPlaneClient({ controlUrl: env[PodEnv.controlUrl], namespace: pod.metadata.namespace ?? 'default', podName: pod.metadata.name, podToken: env[PodEnv.podToken] });
       const { file, hit } = await cache.provide(sha256, (temp) => client.downloadArtifact(temp, sha256));
       this.options.onArtifactCache?.(hit);
       return file;

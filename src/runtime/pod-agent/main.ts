@@ -5,7 +5,8 @@
 // falls before the member is ready. A cold pod's agent compiles as it goes: its start is on its
 // invocation's path.
 import { setFlagsFromString } from 'node:v8';
+import { PodEnv } from '../../schemas/pod-env.js';
 
-if (process.env.BROWSERFN_POOL_MEMBER === '1') setFlagsFromString('--no-lazy');
+if (process.env[PodEnv.poolMember] === '1') setFlagsFromString('--no-lazy');
 const { runPodAgent } = await import('./pod-agent.js');
 process.exit(await runPodAgent(process.env));

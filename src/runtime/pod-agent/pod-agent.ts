@@ -10,6 +10,7 @@ import { runAndReport } from '../agent-common/agent-run.js';
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { InvocationRun } from './invocation-run.js';
 import { waitForAssignment } from './pool-member.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 
 export interface PodAgentDependencies {
   /** Where browsers come from; a new local Chromium per invocation by default. */
@@ -17,7 +18,7 @@ export interface PodAgentDependencies {
 }
 
 export async function runPodAgent(env: NodeJS.ProcessEnv, dependencies: PodAgentDependencies = {}): Promise<number> {
-  const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'pod-agent', pod: env.BROWSERFN_POD_NAME });
+  const log = createLogger(env.BROWSERFN_LOG_LEVEL ?? 'info').child({ component: 'pod-agent', pod: env[PodEnv.podName] });
   let settings: AgentSettings;
   try {
     settings = readAgentSettings(env);

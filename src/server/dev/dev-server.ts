@@ -19,6 +19,7 @@ import { errorStack, invokeByName } from './dev-invoker.js';
 import { DevPublisher } from './dev-publisher.js';
 import { watchSources } from './source-watcher.js';
 import { buildLoop } from './build-loop.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 
 export const DEFAULT_DEV_PORT = 14113;
 
@@ -66,7 +67,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const echo = consoleEcho((line) => {
     printed = printed.then(async () => options.out(formatConsole(line, await labelOf(line.pod).catch(() => line.pod))));
   });
-  const service = await startStandalone(settings, options.log, { podEnv: { BROWSERFN_ECHO_CONSOLE: '1' }, onPodOutput: echo });
+  const service = await startStandalone(settings, options.log, { podEnv: { [PodEnv.echoConsole]: '1' }, onPodOutput: echo });
   cluster = service.cluster;
   const publisher = new DevPublisher({ cluster: service.cluster, project, entry, maxArchiveBytes: settings.maxArchiveBytes, secretsFile: options.secretsFile, secretsFileOptional: options.secretsFileOptional });
   if (options.secretsFile && isPacked(root, options.secretsFile)) {

@@ -221,6 +221,45 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.deepEqual(await idleInStore(), [], 'no member made');
   });
 
+  it('reads the artifact a pool loads ahead again only once a minute has passed since it was found, and then sees it gone', async () => {
+    const owner = await createPool({ minIdle: 0, maxIdle: 0 }, 'artifact-owner');
+    const stored = await writeArtifact(cluster, NS, Buffer.from('the code'), { owner, maxBytes: 1024 });
+    const artifact = contentArtifactName(stored.sha256);
+    await createPool({ minIdle: 1, maxIdle: 1, preloadArtifact: artifact });
+    let manifestReads = 0;
+    const counted = new Proxy(cluster, {
+      get(target, property, receiver) {
+        if (property !== 'resource') return Reflect.get(target, property, receiver);
+        return (kind: typeof Kinds.ConfigMap) => {
+          const resource = target.resource(kind);
+          if (kind !== Kinds.ConfigMap) return resource;
+          return new Proxy(resource, {
+            get(inner, method, innerReceiver) {
+              if (method !== 'get') return Reflect.get(inner, method, innerReceiver);
+              return (namespace: string, name: string) => {
+                if (name === artifact) manifestReads += 1;
+                return inner.get(namespace, name);
+              };
+            },
+          });
+        };
+      },
+    });
+    const reconciler = new BrowserPoolReconciler({ cluster: counted, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes: 0, clock: () => now, log });
+    for (let i = 0; i < 3; i += 1) await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal(manifestReads, 1, 'found once, taken as there within the minute');
+    assert.equal((await idleInStore()).length, 1, 'its member made');
+
+    await cluster.resource(Kinds.ConfigMap).delete(NS, artifact);
+    now += 60_000;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal(manifestReads, 2, 'read again a minute later');
+    const ready = (await poolStatus()).conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'InvalidSpec', 'and seen gone');
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal(manifestReads, 3, 'one not found is read every time');
+  });
+
   it('refills after a claim, and removes members that ended, aged out or were launched before the pool changed', async () => {
     await createPool({ minIdle: 2, maxIdle: 2, maxAgeSeconds: 600, idleSeconds: 0 });
     const reconciler = poolReconciler();

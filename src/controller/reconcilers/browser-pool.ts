@@ -32,6 +32,13 @@ export interface BrowserPoolReconcilerDeps {
 
 /** How long a member this process made may stay unseen by the cache before it is no longer counted. */
 const UNSEEN_MEMBER_GRACE_MS = 30_000;
+/**
+ * How long an artifact a pool loads ahead, once found, is taken to be there without reading it
+ * again: a pool reconciles on every change of its members and its namespace's invocations, and each
+ * read is an API request in a cluster. Artifacts are named by their content and only go once
+ * unused; a member made for one that went meanwhile cannot load it and is replaced.
+ */
+const ARTIFACT_FOUND_TTL_MS = 60_000;
 
 export class BrowserPoolReconciler implements Reconciler {
   /**
@@ -40,6 +47,8 @@ export class BrowserPoolReconciler implements Reconciler {
    * (ReplicaSet's "expectations").
    */
   private readonly unseen = new Map<string, { pod: PodObject; madeAt: number }>();
+  /** Artifacts pools load ahead, by `namespace/name`, and when they were last found. */
+  private readonly artifactsFound = new Map<string, number>();
 
   constructor(private readonly deps: BrowserPoolReconcilerDeps) {}
 
@@ -52,7 +61,7 @@ export class BrowserPoolReconciler implements Reconciler {
     const members = this.membersOf(namespace, name, now);
     const { preloadArtifact } = pool.spec;
     const plan = planPool({
-      missingArtifact: preloadArtifact !== undefined && !(await readArtifactManifest(cluster, namespace ?? 'default', preloadArtifact)),
+      missingArtifact: preloadArtifact !== undefined && !(await this.artifactFound(namespace ?? 'default', preloadArtifact, now)),
       pool,
       members,
       invocations: this.deps.invocations.list((inv) => inv.metadata.namespace === namespace),
@@ -70,6 +79,17 @@ export class BrowserPoolReconciler implements Reconciler {
     }
     await this.setStatus(pool, { ...plan.status, observedGeneration: pool.metadata.generation }, plan.ready, now);
     return { requeueAfterMs: plan.recheckAfterMs };
+  }
+
+  /** Whether the artifact is in the namespace: read again once ARTIFACT_FOUND_TTL_MS have passed since it was found; one not found is read every time. */
+  private async artifactFound(namespace: string, name: string, now: number): Promise<boolean> {
+    const key = `${namespace}/${name}`;
+    const foundAt = this.artifactsFound.get(key);
+    if (foundAt !== undefined && now - foundAt < ARTIFACT_FOUND_TTL_MS) return true;
+    const found = (await readArtifactManifest(this.deps.cluster, namespace, name)) !== undefined;
+    for (const [other, at] of this.artifactsFound) if (now - at >= ARTIFACT_FOUND_TTL_MS) this.artifactsFound.delete(other);
+    if (found) this.artifactsFound.set(key, now);
+    return found;
   }
 
   /** The pool's pods in the cache, plus those this process made that the cache does not show yet. */

@@ -44,6 +44,30 @@ describe('a pod browser (local Chromium)', function () {
     }
   });
 
+  it('gives its pages a screen as large as the window it was asked for, not headless Chromium\'s 800x600', async () => {
+    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+    const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir, viewport: { width: 1366, height: 900 } });
+    try {
+      const client = await CDP({ target: browser.wsEndpoint });
+      try {
+        const page = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
+        const { sessionId } = await client.Target.attachToTarget({ targetId: page.targetId, flatten: true });
+        const expression = 'JSON.stringify({ screen: [screen.width, screen.height], available: [screen.availWidth, screen.availHeight], outer: [outerWidth, outerHeight], inner: innerWidth })';
+        const evaluated = (await client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)) as { result: { value: string } };
+        const seen = JSON.parse(evaluated.result.value) as { screen: number[]; available: number[]; outer: number[]; inner: number };
+        assert.deepEqual(seen.screen, [1366, 900]);
+        assert.deepEqual(seen.available, [1366, 900]);
+        assert.deepEqual(seen.outer, [1366, 900], 'the window fills the screen');
+        assert.equal(seen.inner, 1366);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await browser.release();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  });
+
   it('gives its first page the viewport of any page opened later: no infobar over the first one', async () => {
     const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
     const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir, viewport: { width: 1024, height: 700 } });

@@ -43,7 +43,11 @@ export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest
     `--remote-debugging-port=${port}`,
     `--user-data-dir=${userDataDir}`,
   ];
-  if (viewport?.width && viewport.height) args.push(`--window-size=${viewport.width},${viewport.height}`);
+  if (viewport?.width && viewport.height) {
+    // A screen as large as the window, as a maximized browser has: headless Chromium's own is 800x600
+    // whatever the window, which pages read (screen.width) and which no real browser shows.
+    args.push(`--window-size=${viewport.width},${viewport.height}`, `--screen-info={0,0 ${viewport.width}x${viewport.height}}`);
+  }
   // One blank page, so CDP clients that expect a default page (playwright's contexts()[0]) find one.
   args.push('about:blank');
   return args;

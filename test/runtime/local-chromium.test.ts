@@ -15,6 +15,23 @@ import { assertNoProcessesUnder } from '../support/processes.js';
 
 const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** A pod browser launched with `viewport`, and a client connected to it, for `use`; both gone after. */
+async function withBrowser(viewport: { width: number; height: number }, use: (client: CDP.Client) => Promise<void>): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
+  const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir, viewport });
+  try {
+    const client = await CDP({ target: browser.wsEndpoint });
+    try {
+      await use(client);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await browser.release();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
 describe('a pod browser (local Chromium)', function () {
   this.timeout(60_000);
 
@@ -45,52 +62,32 @@ describe('a pod browser (local Chromium)', function () {
   });
 
   it('gives its pages a screen as large as the window it was asked for, not headless Chromium\'s 800x600', async () => {
-    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
-    const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir, viewport: { width: 1366, height: 900 } });
-    try {
-      const client = await CDP({ target: browser.wsEndpoint });
-      try {
-        const page = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
-        const { sessionId } = await client.Target.attachToTarget({ targetId: page.targetId, flatten: true });
-        const expression = 'JSON.stringify({ screen: [screen.width, screen.height], available: [screen.availWidth, screen.availHeight], outer: [outerWidth, outerHeight], inner: innerWidth })';
-        const evaluated = (await client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)) as { result: { value: string } };
-        const seen = JSON.parse(evaluated.result.value) as { screen: number[]; available: number[]; outer: number[]; inner: number };
-        assert.deepEqual(seen.screen, [1366, 900]);
-        assert.deepEqual(seen.available, [1366, 900]);
-        assert.deepEqual(seen.outer, [1366, 900], 'the window fills the screen');
-        assert.equal(seen.inner, 1366);
-      } finally {
-        await client.close();
-      }
-    } finally {
-      await browser.release();
-      rmSync(workDir, { recursive: true, force: true });
-    }
+    await withBrowser({ width: 1366, height: 900 }, async (client) => {
+      const page = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
+      const { sessionId } = await client.Target.attachToTarget({ targetId: page.targetId, flatten: true });
+      const expression = 'JSON.stringify({ screen: [screen.width, screen.height], available: [screen.availWidth, screen.availHeight], outer: [outerWidth, outerHeight], inner: innerWidth })';
+      const evaluated = (await client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)) as { result: { value: string } };
+      const seen = JSON.parse(evaluated.result.value) as { screen: number[]; available: number[]; outer: number[]; inner: number };
+      assert.deepEqual(seen.screen, [1366, 900]);
+      assert.deepEqual(seen.available, [1366, 900]);
+      assert.deepEqual(seen.outer, [1366, 900], 'the window fills the screen');
+      assert.equal(seen.inner, 1366);
+    });
   });
 
   it('gives its first page the viewport of any page opened later: no infobar over the first one', async () => {
-    const workDir = mkdtempSync(join(tmpdir(), 'browserfn-chromium-'));
-    const browser = await new LocalChromiumProvider({ executablePath: CHROMIUM }).acquire({ workDir, viewport: { width: 1024, height: 700 } });
-    try {
-      const client = await CDP({ target: browser.wsEndpoint });
-      try {
-        const viewportOf = async (targetId: string) => {
-          const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
-          const evaluated = (await client.send('Runtime.evaluate', { expression: '[innerWidth, innerHeight]', returnByValue: true }, sessionId)) as { result: { value: number[] } };
-          return evaluated.result.value;
-        };
-        const first = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
-        const firstViewport = await viewportOf(first.targetId);
-        const { targetId: opened } = await client.Target.createTarget({ url: 'about:blank' });
-        assert.equal(firstViewport[0], 1024);
-        assert.deepEqual(firstViewport, await viewportOf(opened));
-      } finally {
-        await client.close();
-      }
-    } finally {
-      await browser.release();
-      rmSync(workDir, { recursive: true, force: true });
-    }
+    await withBrowser({ width: 1024, height: 700 }, async (client) => {
+      const viewportOf = async (targetId: string) => {
+        const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
+        const evaluated = (await client.send('Runtime.evaluate', { expression: '[innerWidth, innerHeight]', returnByValue: true }, sessionId)) as { result: { value: number[] } };
+        return evaluated.result.value;
+      };
+      const first = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
+      const firstViewport = await viewportOf(first.targetId);
+      const { targetId: opened } = await client.Target.createTarget({ url: 'about:blank' });
+      assert.equal(firstViewport[0], 1024);
+      assert.deepEqual(firstViewport, await viewportOf(opened));
+    });
   });
 
   // A session that ends while its browser still starts aborts the launch (a pool member stopped, a

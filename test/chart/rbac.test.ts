@@ -105,7 +105,7 @@ const unavailable = controlPlaneUnavailable();
       metrics: new Metrics(),
       log,
       namespaces: [projectA, projectB],
-      warmPool: { size: 0, maxSize: 0, idleSeconds: 600, maxAgeSeconds: 1800, memoryCapBytes: 0 },
+      warmPool: { size: 0, maxSize: 0, idleSeconds: 600, maxAgeSeconds: 1800, memoryCapBytes: 0, codeAhead: true },
       webhooks: { settings: webhookSettings, sender: webhookSender },
       leaderElection: { namespace: release, name: 'browserfn-controllers', identity: `test-${id}` },
       retention: { archive: { store: artifacts, retentionMs: 86_400_000, now: systemClock }, finishedTtlMs: 3_600_000, keepVersions: 10, sweepIntervalMs: 3_600_000, clock: systemClock },

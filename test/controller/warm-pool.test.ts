@@ -8,6 +8,7 @@ import { Kinds, newObject } from '../../src/cluster/objects.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
 import { createLogger } from '../../src/config/logger.js';
 import { Metrics } from '../../src/config/metrics.js';
+import { loadSettings } from '../../src/config/settings.js';
 import { Informer } from '../../src/controller/runtime/informer.js';
 import { InvocationReconciler } from '../../src/controller/reconcilers/invocation.js';
 import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
@@ -413,13 +414,24 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.ok(!gone || gone.metadata.deletionTimestamp, 'the member is deleted');
   });
 
+  it('reads BROWSERFN_WARM_POOL_CODE_AHEAD: on unless turned off, and a clear error for anything else', () => {
+    const codeAhead = (value?: string) =>
+      loadSettings({ dataDir: '/tmp/browserfn-settings-test', env: { BROWSERFN_POD_TOKEN_SECRET: 'x', BROWSERFN_API_KEY: 'k', ...(value === undefined ? {} : { BROWSERFN_WARM_POOL_CODE_AHEAD: value }) } }).warmPool.codeAhead;
+    assert.equal(codeAhead(), true);
+    assert.equal(codeAhead(''), true);
+    assert.equal(codeAhead('1'), true);
+    assert.equal(codeAhead('0'), false);
+    assert.equal(codeAhead('false'), false);
+    assert.throws(() => codeAhead('sometimes'), /BROWSERFN_WARM_POOL_CODE_AHEAD must be 1 or 0, got "sometimes"/);
+  });
+
   it('keeps a default pool in namespaces with Functions, following the settings, and leaves pools people made alone', async () => {
     const functions = new Informer<FunctionObject>(cluster, Kinds.Function, log);
     functions.start();
     await functions.waitForSync();
     try {
-      const settings = { size: 2, maxSize: 4, idleSeconds: 600, maxAgeSeconds: 1800, memoryCapBytes: 0 };
-      const reconcile = (size: number) => new DefaultPoolReconciler({ cluster, functions, settings: { ...settings, size } }).reconcile({ namespace: NS, name: DEFAULT_POOL_NAME });
+      const settings = { size: 2, maxSize: 4, idleSeconds: 600, maxAgeSeconds: 1800, memoryCapBytes: 0, codeAhead: true };
+      const reconcile = (size: number, codeAhead = true) => new DefaultPoolReconciler({ cluster, functions, settings: { ...settings, size, codeAhead } }).reconcile({ namespace: NS, name: DEFAULT_POOL_NAME });
       const get = () => cluster.resource<BrowserPoolObject>(Kinds.BrowserPool).get(NS, DEFAULT_POOL_NAME);
       await reconcile(2);
       assert.equal(await get(), undefined, 'no Functions, no pool');
@@ -453,6 +465,11 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
       await setVersion('g', version(3, [], shared));
       await reconcile(2);
       assert.equal((await get())?.spec.preloadArtifact, shared);
+      await reconcile(2, false);
+      assert.equal((await get())?.spec.preloadArtifact, undefined, 'code ahead turned off: the runtime packages only');
+      assert.deepEqual((await get())?.spec.preload, []);
+      await reconcile(2);
+      assert.equal((await get())?.spec.preloadArtifact, shared, 'and back on');
       await setVersion('g', version(4, [], `artifact-${'d'.repeat(64)}`));
       await reconcile(2);
       assert.equal((await get())?.spec.preloadArtifact, undefined, 'two artifacts: no code ahead');

@@ -1,8 +1,8 @@
 // The default warm pool of a namespace: the operator keeps one BrowserPool named "default" (the
 // default launch) in every namespace that has Functions, sized by BROWSERFN_WARM_POOL_*, and
 // removes it when that size is 0. Its members load ahead the runtime packages the namespace's
-// Functions import, and their code when they all run one artifact. Pools people create themselves
-// are left alone.
+// Functions import, and their code when they all run one artifact (unless code ahead is turned
+// off). Pools people create themselves are left alone.
 import { Kinds, newObject } from '../../cluster/objects.js';
 import { isAlreadyExists, isNotFound, type ClusterPort } from '../../cluster/port.js';
 import type { WarmPoolSettings } from '../../config/settings.js';
@@ -18,7 +18,7 @@ export const DEFAULT_POOL_LABEL = 'browserfn.dev/default-pool';
 
 export function defaultPoolSpec(settings: WarmPoolSettings, functions: FunctionObject[] = []): BrowserPoolSpec {
   const preload = preloadFor(functions);
-  const preloadArtifact = sharedArtifactOf(functions);
+  const preloadArtifact = settings.codeAhead ? sharedArtifactOf(functions) : undefined;
   return {
     minIdle: settings.size,
     maxIdle: settings.maxSize,

@@ -22,6 +22,7 @@ import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type
 import type { RuntimePackage } from '../../src/schemas/runtime-packages.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';
+import { aroundClusterCalls } from '../support/cluster-calls.js';
 
 const NS = 'p';
 const TEMPLATES = { controlUrl: 'http://127.0.0.1:1', podTokenSecret: 'x', image: 'browserfn' };
@@ -228,23 +229,9 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     const artifact = contentArtifactName(stored.sha256);
     await createPool({ minIdle: 1, maxIdle: 1, preloadArtifact: artifact });
     let manifestReads = 0;
-    const counted = new Proxy(cluster, {
-      get(target, property, receiver) {
-        if (property !== 'resource') return Reflect.get(target, property, receiver);
-        return (kind: typeof Kinds.ConfigMap) => {
-          const resource = target.resource(kind);
-          if (kind !== Kinds.ConfigMap) return resource;
-          return new Proxy(resource, {
-            get(inner, method, innerReceiver) {
-              if (method !== 'get') return Reflect.get(inner, method, innerReceiver);
-              return (namespace: string, name: string) => {
-                if (name === artifact) manifestReads += 1;
-                return inner.get(namespace, name);
-              };
-            },
-          });
-        };
-      },
+    const counted = aroundClusterCalls(cluster, (call) => {
+      if (call.type === Kinds.ConfigMap && call.method === 'get' && call.args[1] === artifact) manifestReads += 1;
+      return call.proceed();
     });
     const reconciler = new BrowserPoolReconciler({ cluster: counted, pools, pods, invocations, templates: TEMPLATES, memoryCapBytes: 0, clock: () => now, log });
     for (let i = 0; i < 3; i += 1) await reconciler.reconcile({ namespace: NS, name: 'warm' });

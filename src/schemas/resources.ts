@@ -200,4 +200,6 @@ export const Roles = {
   webhook: 'webhook',
   webhookSigning: 'webhook-signing',
   webhookDelivery: 'webhook-delivery',
+  /** A fixed-name ConfigMap a webhook holds so racing registrations keep the cap and unique endpoints; src/webhooks/claims.ts. */
+  webhookClaim: 'webhook-claim',
 } as const;

@@ -7,6 +7,7 @@ import { isConflict, isNotFound, type ClusterPort, type ResourceClient } from '.
 import { retryOnConflict } from '../cluster/retry.js';
 import { conflict, notFound, type DomainError } from '../domain/errors.js';
 import { assertUuid } from '../functions/lookup.js';
+import { claimEndpoint, claimSlot, releaseEndpoint } from './claims.js';
 import { checkEndpoint } from './endpoint.js';
 import { DEFAULT_WEBHOOKS_PER_PROJECT } from './settings.js';
 import { parseEventTypes, type EventType } from './event-types.js';
@@ -37,7 +38,6 @@ const stored = (object: KubeObject): StoredWebhook | undefined => {
 /** Kept types keep their time; added ones count from now; removed ones are forgotten (re-adding counts from then). */
 const subscribed = (types: readonly EventType[], before: WebhookRecord['subscribedAt'], now: number): WebhookRecord['subscribedAt'] =>
   Object.fromEntries(types.map((type) => [type, before[type] ?? now]));
-const earlier = (a: WebhookRecord, b: WebhookRecord): boolean => a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.id < b.id);
 
 /** Every webhook of the project (objects being deleted left out). */
 export async function listWebhooks(cluster: ClusterPort, project: string, selector = WEBHOOK_SELECTOR): Promise<StoredWebhook[]> {
@@ -83,20 +83,19 @@ export async function createWebhook(
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const endpoint = checkEndpoint(input.endpoint, allowPrivate);
   const eventTypes = parseEventTypes(input.eventTypes);
+  // What is stored refuses at once, also webhooks registered before claims existed; claims settle races.
   const refused = clash(await listWebhooks(cluster, project), endpoint, maxPerProject);
   if (refused) throw refused;
   const now = Date.now();
   const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now, subscribedAt: subscribed(eventTypes, {}, now) };
   const created = await webhooks(cluster).create(newWebhookObject(record));
+  // Its claims, secret and deliveries are owned by it and go with it.
   const withdraw = () => webhooks(cluster).delete(project, created.metadata.name, { uid: created.metadata.uid });
-  // Registrations racing past the check above: judged again against the ones made before, the later ones withdraw.
-  const lost = clash((await listWebhooks(cluster, project)).filter((w) => earlier(w.record, record)), endpoint, maxPerProject);
-  if (lost) {
-    await withdraw();
-    throw lost;
-  }
   const secret = newSigningSecret();
   try {
+    const holder = await claimEndpoint(cluster, created, endpoint);
+    if (holder) throw taken(endpoint, holder);
+    if (!(await claimSlot(cluster, created, maxPerProject))) throw full(maxPerProject);
     await secrets(cluster).create(newSigningSecretObject(created, record.id, secret));
   } catch (err) {
     await withdraw().catch(() => undefined);
@@ -109,16 +108,25 @@ export async function createWebhook(
 export async function updateWebhook(cluster: ClusterPort, project: string, id: string, input: WebhookInput, allowPrivate: boolean): Promise<WebhookRecord> {
   const endpoint = input.endpoint === undefined ? undefined : checkEndpoint(input.endpoint, allowPrivate);
   const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
-  return writeWebhook(cluster, project, id, async ({ record, object }) => {
-    if (endpoint !== undefined && endpoint !== record.endpoint) {
-      const holder = (await sameEndpoint(cluster, project, endpoint))[0];
-      if (holder) throw taken(endpoint, holder.record);
-    }
-    const now = Date.now();
-    const types = eventTypes ?? record.eventTypes;
-    const next: WebhookRecord = { ...record, endpoint: endpoint ?? record.endpoint, eventTypes: types, updatedAt: now, subscribedAt: subscribed(types, record.subscribedAt, now) };
-    return { object: withRecord(object, next), result: next };
-  });
+  let moved: { object: KubeObject; from: string } | undefined;
+  try {
+    const updated = await writeWebhook(cluster, project, id, async ({ record, object }) => {
+      if (endpoint !== undefined && endpoint !== record.endpoint) {
+        const holder = (await sameEndpoint(cluster, project, endpoint))[0]?.record ?? (await claimEndpoint(cluster, object, endpoint));
+        if (holder) throw taken(endpoint, holder);
+        moved = { object, from: record.endpoint };
+      }
+      const now = Date.now();
+      const types = eventTypes ?? record.eventTypes;
+      const next: WebhookRecord = { ...record, endpoint: endpoint ?? record.endpoint, eventTypes: types, updatedAt: now, subscribedAt: subscribed(types, record.subscribedAt, now) };
+      return { object: withRecord(object, next), result: next };
+    });
+    if (moved && updated.endpoint !== moved.from) await releaseEndpoint(cluster, moved.object, moved.from);
+    return updated;
+  } catch (err) {
+    if (moved && endpoint !== undefined) await releaseEndpoint(cluster, moved.object, endpoint).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Issues a new signing secret; the old ones keep signing for ROTATION_GRACE_MS from their rotation unless `revokeImmediately`. */

@@ -1,14 +1,15 @@
 // Webhooks on the kube backend: the same use cases over a real kube-apiserver store a webhook as
 // a ConfigMap with its signing secrets in a Secret, and its deliveries as ConfigMaps, record an event once, deliver it signed to a receiver
 // on 127.0.0.1, and the cluster's garbage collector removes the deliveries with their webhook.
+// Racing registrations keep the cap and unique endpoints there too, where owned objects go late.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { openKubeCluster } from '../../src/cluster/kube/index.js';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
-import type { InvocationObject } from '../../src/schemas/resources.js';
-import { createWebhook, deleteWebhook, getWebhook } from '../../src/webhooks/store.js';
+import { Labels, Roles, type InvocationObject } from '../../src/schemas/resources.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhooks } from '../../src/webhooks/store.js';
 import { listWebhooksPage } from '../../src/webhooks/webhook-listing.js';
 import { signingSecretName } from '../../src/webhooks/signing-secret.js';
 import { invocationEvents } from '../../src/webhooks/events.js';
@@ -76,5 +77,23 @@ const unavailable = controlPlaneUnavailable();
     await deleteWebhook(cluster, ns, record.id);
     await waitFor('the garbage collector to delete the delivery and the signing secret', async () =>
       (await cluster.resource(Kinds.ConfigMap).get(ns, name)) || (await cluster.resource(Kinds.Secret).get(ns, signingSecretName(record.id))) ? undefined : true, 60_000, 250);
+  });
+
+  it('keeps the cap and one webhook per endpoint when registrations race, and frees a deleted one\'s claims before the garbage collector runs', async () => {
+    const register = (path: string) => createWebhook(cluster, ns, { endpoint: `${receiver.url}/race-${path}`, eventTypes: ['functions.builds.completed'] }, true, 3);
+    const { record: first } = await register('first');
+    const racing = await Promise.allSettled([register('a'), register('b'), register('c'), register('a')]);
+    // The first test deleted its webhook: the project holds `first` and the two winners.
+    assert.equal(racing.filter((r) => r.status === 'fulfilled').length, 2, racing.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok')).join('; '));
+    const live = await listWebhooks(cluster, ns);
+    assert.equal(live.length, 3);
+    assert.equal(new Set(live.map((w) => w.record.endpoint)).size, 3, 'no endpoint twice');
+
+    await deleteWebhook(cluster, ns, first.id);
+    await register('first');
+    await waitFor('the garbage collector to delete what the withdrawn and deleted webhooks held', async () => {
+      const { items } = await cluster.resource(Kinds.ConfigMap).list(ns, { labelSelector: `${Labels.role}=${Roles.webhookClaim}` });
+      return items.length === 6 ? true : undefined;
+    }, 60_000, 250);
   });
 });

@@ -1,7 +1,7 @@
 // Waiting for one object to reach a state, as `kubectl wait` does, or to exist: a watch of that
 // object from a version the caller holds, so no change between the read and the watch is missed.
 import type { KubeObject } from './objects.js';
-import type { ResourceClient } from './port.js';
+import type { ResourceClient, WatchEvent } from './port.js';
 
 export interface WatchUntilResult<T extends KubeObject> {
   /** The newest version seen (the caller's own when nothing changed). */
@@ -10,6 +10,33 @@ export interface WatchUntilResult<T extends KubeObject> {
   reached: boolean;
   /** Whether the object was deleted meanwhile. */
   deleted: boolean;
+}
+
+/**
+ * Watches the object `name` from `resourceVersion` until `done` says so of an event, the watch
+ * fails, `waitMs` pass or `signal` aborts, whichever comes first.
+ */
+async function watchNamed<T extends KubeObject>(
+  resource: ResourceClient<T>,
+  namespace: string | undefined,
+  name: string,
+  resourceVersion: string | undefined,
+  waitMs: number,
+  done: (event: WatchEvent<T>) => boolean,
+  signal?: AbortSignal,
+): Promise<void> {
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  const timer = setTimeout(settle, waitMs);
+  signal?.addEventListener('abort', settle, { once: true });
+  const watch = await resource.watch(namespace, { fieldSelector: `metadata.name=${name}`, resourceVersion }, (event) => done(event) && settle(), () => settle());
+  try {
+    await settled;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', settle);
+    await watch.stop();
+  }
 }
 
 /**
@@ -25,33 +52,23 @@ export async function watchUntil<T extends KubeObject>(
 ): Promise<WatchUntilResult<T>> {
   const result: WatchUntilResult<T> = { latest: object, reached: reached(object), deleted: false };
   if (result.reached || waitMs <= 0 || signal?.aborted) return result;
-  let settle!: () => void;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
-  const timer = setTimeout(settle, waitMs);
-  signal?.addEventListener('abort', settle, { once: true });
-  const watch = await resource.watch(
-    object.metadata.namespace,
-    { fieldSelector: `metadata.name=${object.metadata.name}`, resourceVersion: object.metadata.resourceVersion },
+  const { namespace, name, resourceVersion } = object.metadata;
+  await watchNamed(
+    resource,
+    namespace,
+    name,
+    resourceVersion,
+    waitMs,
     (event) => {
-      if (event.type === 'BOOKMARK') return;
-      if (event.type === 'DELETED') {
-        result.deleted = true;
-        return settle();
-      }
+      if (event.type === 'BOOKMARK') return false;
+      if (event.type === 'DELETED') return (result.deleted = true);
       result.latest = event.object;
       result.reached = reached(event.object);
-      if (result.reached) settle();
+      return result.reached;
     },
-    () => settle(),
+    signal,
   );
-  try {
-    await settled;
-    return result;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', settle);
-    await watch.stop();
-  }
+  return result;
 }
 
 /**
@@ -59,28 +76,13 @@ export async function watchUntil<T extends KubeObject>(
  * so one created between the two is not missed. Undefined when `waitMs` pass first.
  */
 export async function watchForObject<T extends KubeObject>(resource: ResourceClient<T>, namespace: string, name: string, waitMs: number): Promise<T | undefined> {
-  const fieldSelector = `metadata.name=${name}`;
-  const listed = await resource.list(namespace, { fieldSelector });
+  const listed = await resource.list(namespace, { fieldSelector: `metadata.name=${name}` });
   if (listed.items[0] || waitMs <= 0) return listed.items[0];
   let found: T | undefined;
-  let settle!: () => void;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
-  const timer = setTimeout(settle, waitMs);
-  const watch = await resource.watch(
-    namespace,
-    { fieldSelector, resourceVersion: listed.resourceVersion },
-    (event) => {
-      if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return;
-      found = event.object;
-      settle();
-    },
-    () => settle(),
-  );
-  try {
-    await settled;
-    return found;
-  } finally {
-    clearTimeout(timer);
-    await watch.stop();
-  }
+  await watchNamed(resource, namespace, name, listed.resourceVersion, waitMs, (event) => {
+    if (event.type !== 'ADDED' && event.type !== 'MODIFIED') return false;
+    found = event.object;
+    return true;
+  });
+  return found;
 }

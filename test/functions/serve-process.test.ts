@@ -1,5 +1,6 @@
 // `browserfn serve` as a real process: flags, the API key generated once and printed, a clean
-// stop on SIGTERM that leaves no Chromium or user process behind, even mid-invocation.
+// stop on SIGTERM that leaves no Chromium or user process behind, even mid-invocation, and runs the
+// invocation it stopped again once it starts again.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -76,16 +77,32 @@ describe('browserfn serve (process)', function () {
         return b.status === 'COMPLETED' || b.status === 'FAILED' ? b : undefined;
       }, 120_000, 200);
       assert.equal(done.status, 'COMPLETED');
-      await fetch(`${served.url}/v1/functions/${done.builtFunctions![0].id}/invoke`, {
+      const invoked = await fetch(`${served.url}/v1/functions/${done.builtFunctions![0].id}/invoke`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ params: { url: hold.url } }),
       });
+      const { id } = (await invoked.json()) as { id: string };
       await hold.arrived(1);
       assert.ok(processesUnder(join(dataDir, 'pods')).length > 0, 'the invocation runs Chromium and the handler');
       served.child.kill('SIGTERM');
       assert.equal(await served.exited, 0, served.output());
       assert.deepEqual(processesUnder(join(dataDir, 'pods')), [], 'nothing of the pod outlives serve');
+
+      // Its stopped pod reported nothing: started again, serve runs the invocation once more.
+      hold.release();
+      const restarted = await serve(dataDir, { BROWSERFN_API_KEY: 'k' });
+      try {
+        const ended = await waitFor('the invocation run again to end', async () => {
+          const inv = (await (await fetch(`${restarted.url}/v1/functions/invocations/${id}`, { headers })).json()) as { status: string; results?: unknown; cause?: unknown };
+          return inv.status === 'COMPLETED' || inv.status === 'FAILED' ? inv : undefined;
+        }, 120_000, 200);
+        assert.deepEqual([ended.status, ended.results, ended.cause], ['COMPLETED', 'released', undefined]);
+        assert.equal(hold.seen(), 2, 'the handler ran twice: once in the stopped pod, once after');
+      } finally {
+        restarted.child.kill('SIGTERM');
+        await restarted.exited;
+      }
     } finally {
       hold.release();
       await hold.close();

@@ -1,12 +1,13 @@
 // What the pod and build agents share: run once, stop early on SIGTERM, deliver the report (then
 // a browser pod closes its session). Exit code 0 when the report was delivered (whatever the
-// outcome), 1 when it could not be.
+// outcome), 1 when it could not be or there was none.
 import type { Logger } from '../../config/logger.js';
 import type { PodReport } from '../../schemas/reports.js';
 
 export interface AgentRun<R extends PodReport> {
-  execute(): Promise<R>;
-  /** SIGTERM: end now and report what is known. */
+  /** The report; undefined when SIGTERM ended a run that leaves its pod unreported (the control plane then counts the pod as lost). */
+  execute(): Promise<R | undefined>;
+  /** SIGTERM: end now (and report what is known, or nothing). */
   terminate(): void;
   /** Once the report is delivered: what the run still has to do and report (a browser pod closes its session). Never fails. */
   closeSession?(): Promise<void>;
@@ -19,6 +20,10 @@ export async function runAndReport<R extends PodReport>(run: AgentRun<R>, delive
   process.on('SIGTERM', onSigterm);
   try {
     const report = await run.execute();
+    if (!report) {
+      log.warn('stopped by SIGTERM before an outcome: nothing is reported, so the control plane counts the pod as lost');
+      return 1;
+    }
     try {
       await deliver(report);
       log.info(summary(report), 'report delivered');

@@ -63,6 +63,8 @@ export class InvocationRun {
   readonly #outcome: Promise<InvocationOutcome>;
   #resolveOutcome!: (outcome: InvocationOutcome) => void;
   #settled = false;
+  /** SIGTERM ended the run before its outcome: nothing is reported. */
+  #terminated = false;
   /** When a pool member was handed its invocation (a cold pod has it from its start). */
   #claimedAt: Date | undefined;
   /**
@@ -115,8 +117,14 @@ export class InvocationRun {
     }
   }
 
-  /** SIGTERM to the agent. */
+  /**
+   * SIGTERM to the agent: its pod is being deleted, evicted or stopped with its node. The run ends
+   * unreported unless its outcome was decided already, so the invocation is run again in a new pod
+   * (while attempts remain) as when a pod is lost outright; a report would fail it.
+   */
   terminate(): void {
+    if (this.#settled) return;
+    this.#terminated = true;
     this.#finish(failed('INTERNAL_ERROR', 'terminated'));
   }
 
@@ -209,7 +217,7 @@ export class InvocationRun {
     return { instructed, asked: Promise.all([instructed, asked]).then(() => undefined) };
   }
 
-  async execute(): Promise<InvocationReport> {
+  async execute(): Promise<InvocationReport | undefined> {
     void this.prepare();
     this.#claimedAt = new Date();
     const { layout, userStarted, browserTold, codeAhead, setInput } = this.#prepared!;
@@ -235,7 +243,7 @@ export class InvocationRun {
     // The outcome is reported once the user code has stopped and its console output is complete;
     // the session closes after that (closeSession()).
     await this.#stopUserCode();
-    return this.#report(outcome);
+    return this.#terminated ? undefined : this.#report(outcome);
   }
 
   /**

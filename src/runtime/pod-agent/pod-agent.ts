@@ -1,5 +1,6 @@
 // The browser pod agent: runs exactly one invocation and reports it. Exit code 0 when the report
-// was delivered (whatever the invocation's outcome), 1 when it could not be, 2 on bad settings,
+// was delivered (whatever the invocation's outcome), 1 when it could not be or SIGTERM came before
+// the outcome (nothing is reported then), 2 on bad settings,
 // 3 when a pool member ended without being claimed (its browser died, or it was told to stop).
 import { createLogger } from '../../config/logger.js';
 import type { BrowserProvider } from '../chromium/browser-provider.js';

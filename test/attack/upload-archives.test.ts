@@ -1,12 +1,19 @@
 // Hostile project archives are refused at upload: a 400 naming the entry and the rule, and no
-// Build or archive left in the store. The façade runs as `browserfn api` does (no controllers, no
+// Build or archive left in the store; an upload broken off mid-body leaves no file open or behind. The façade runs as `browserfn api` does (no controllers, no
 // pods), so what is checked is the upload alone.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Header } from 'tar';
 import { archiveProject, tarGz } from '../build/project-archive.js';
 import { startApiOnly, type ApiOnlyService } from '../support/api-only.js';
+import { waitFor } from '../support/service.js';
 import { fixtureProject } from '../runtime/support/agent-process.js';
 
 describe('attack: hostile archives at upload', function () {
@@ -86,6 +93,22 @@ describe('attack: hostile archives at upload', function () {
     }
   });
 
+  it('keeps nothing of an upload whose client goes away mid-body: no open file, no spool folder', async () => {
+    const marker = `\x1f\x8bpartial-${randomBytes(8).toString('hex')}`;
+    const spooled = () => openUploadFiles().filter((file) => file.content.includes(marker));
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      'POST /v1/functions/builds HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+        `x-svc-api-key: ${api.apiKey}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 100000\r\n\r\n` +
+        `--x\r\nContent-Disposition: form-data; name="archive"; filename="archive.tar.gz"\r\n\r\n${marker}`,
+      'latin1',
+    );
+    await waitFor('the part to be spooled', async () => (spooled().length > 0 ? true : undefined), 30_000, 20);
+    socket.destroy();
+    await waitFor('the spool file closed and removed', async () => (spooled().length === 0 && !heldSpoolFile() ? true : undefined), 30_000, 20);
+  });
+
   it('still accepts an ordinary project', async () => {
     const response = await upload(await archiveProject(fixtureProject('multi-file')));
     assert.equal(response.status, 201, JSON.stringify(response.body));
@@ -106,4 +129,29 @@ async function gzipBomb(size: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of Readable.from(tar()).pipe(createGzip({ level: 9 }))) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** The spool files of uploads in progress, with what they hold so far. */
+function openUploadFiles(): { path: string; content: string }[] {
+  return readdirSync(tmpdir())
+    .filter((name) => name.startsWith('browserfn-upload-'))
+    .map((name) => join(tmpdir(), name, 'archive.tar.gz'))
+    .flatMap((path) => {
+      try {
+        return [{ path, content: readFileSync(path, 'latin1') }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Whether this process (the façade runs in it) still has a spool file open. */
+function heldSpoolFile(): boolean {
+  return readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return /browserfn-upload-[^/]+\/archive\.tar\.gz/.test(readlinkSync(join('/proc/self/fd', fd)));
+    } catch {
+      return false;
+    }
+  });
 }

@@ -71,9 +71,18 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
       spooled = pipeline(stream, createWriteStream(archiveFile, { mode: 0o600 })).then(() => {
         result.archive = archive;
       });
+      // Awaited at the parser's close; a client gone before that must not leave it unhandled.
+      spooled.catch(() => undefined);
     });
     parser.on('error', (err: Error) => reject(new HttpError(400, `Malformed multipart body: ${err.message}`)));
     parser.on('close', () => spooled.then(() => resolve(result), reject));
+    // A client gone before the end of its body: the parser, and with it the file being spooled, is
+    // destroyed, so no descriptor stays open and the spool folder is removed.
+    ctx.req.on('close', () => {
+      if (ctx.req.complete) return;
+      parser.destroy(new Error('the request ended before its body did'));
+      reject(new HttpError(400, 'The upload ended before its body did; send it again'));
+    });
     ctx.req.pipe(parser);
   });
 }

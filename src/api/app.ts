@@ -27,6 +27,9 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
   app.proxy = deps.settings.trustProxy;
   const auth = new ApiKeyAuthenticator(deps.settings.apiKeys);
   const router = new Router<RouteState>();
+  // What fails past the error middleware (a response stream broken by its client, a request the HTTP
+  // parser refused mid-body) goes to the log, not as Koa's bare stack on stderr.
+  app.on('error', (err: Error) => deps.log.warn({ err }, 'request failed outside its route'));
 
   app.use(async (ctx, next) => {
     ctx.state.requestId = randomUUID();

@@ -47,7 +47,6 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
   return new Promise((resolve, reject) => {
     const result: { metadata?: string; archive?: SpooledArchive } = {};
     let spooled: Promise<void> = Promise.resolve();
-    let failed = false;
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers, limits: { fileSize: maxArchiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } });
@@ -55,19 +54,6 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
       reject(new HttpError(400, `Malformed multipart body: ${(err as Error).message}`));
       return;
     }
-    // Any failure (a malformed body, the size limit, the client gone mid-body) destroys the parser and
-    // with it the file being spooled; the answer waits for that file to close, so the caller removes
-    // its folder with no descriptor left open.
-    const fail = (error: HttpError) => {
-      if (failed) return;
-      failed = true;
-      ctx.req.unpipe(parser);
-      parser.destroy();
-      void spooled.then(
-        () => reject(error),
-        () => reject(error),
-      );
-    };
     parser.on('field', (name, value) => {
       if (name === 'metadata') result.metadata = value;
     });
@@ -81,19 +67,21 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
         if (archive.head.length < 2) archive.head = Buffer.concat([archive.head, chunk.subarray(0, 2)]);
         archive.size += chunk.length;
       });
-      stream.on('limit', () => fail(new HttpError(413, tooLarge(maxArchiveBytes, ctx.get('content-length')))));
+      stream.on('limit', () => reject(new HttpError(413, tooLarge(maxArchiveBytes, ctx.get('content-length')))));
       spooled = pipeline(stream, createWriteStream(archiveFile, { mode: 0o600 })).then(() => {
         result.archive = archive;
       });
-      // Awaited at the parser's close or by fail(); never left unhandled meanwhile.
+      // Awaited at the parser's close; a client gone before that must not leave it unhandled.
       spooled.catch(() => undefined);
     });
-    parser.on('error', (err: Error) => fail(new HttpError(400, `Malformed multipart body: ${err.message}`)));
-    parser.on('close', () => {
-      if (!failed) spooled.then(() => resolve(result), reject);
-    });
+    parser.on('error', (err: Error) => reject(new HttpError(400, `Malformed multipart body: ${err.message}`)));
+    parser.on('close', () => spooled.then(() => resolve(result), reject));
+    // A client gone before the end of its body: the parser, and with it the file being spooled, is
+    // destroyed, so no descriptor stays open and the spool folder is removed.
     ctx.req.on('close', () => {
-      if (!ctx.req.complete) fail(new HttpError(400, 'The upload ended before its body did; send it again'));
+      if (ctx.req.complete) return;
+      parser.destroy(new Error('the request ended before its body did'));
+      reject(new HttpError(400, 'The upload ended before its body did; send it again'));
     });
     ctx.req.pipe(parser);
   });

@@ -1,6 +1,6 @@
 // Hostile project archives are refused at upload: a 400 naming the entry and the rule, and no
-// Build or archive left in the store; an upload broken off mid-body leaves no file open or behind. The façade runs as `browserfn api` does (no controllers, no
-// pods), so what is checked is the upload alone.
+// Build or archive left in the store; an upload broken off mid-body leaves no file open or behind.
+// The façade runs as `browserfn api` does (no controllers, no pods), so what is checked is the upload alone.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';

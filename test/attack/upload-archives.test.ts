@@ -1,13 +1,14 @@
 // Hostile project archives are refused at upload: a 400 naming the entry and the rule, and no
-// Build or archive left in the store; an upload broken off mid-body leaves no file open or behind.
+// Build or archive left in the store; an upload broken off mid-body or over the size limit leaves no
+// file open or behind.
 // The façade runs as `browserfn api` does (no controllers, no pods), so what is checked is the upload alone.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Header } from 'tar';
@@ -93,20 +94,55 @@ describe('attack: hostile archives at upload', function () {
     }
   });
 
-  it('keeps nothing of an upload whose client goes away mid-body: no open file, no spool folder', async () => {
-    const marker = `\x1f\x8bpartial-${randomBytes(8).toString('hex')}`;
-    const spooled = () => openUploadFiles().filter((file) => file.content.includes(marker));
-    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+  /** Starts an upload on a raw socket whose archive part begins with `marker`, and waits until it is being spooled. */
+  async function startRawUpload(service: ApiOnlyService, marker: string): Promise<{ socket: Socket; file: string }> {
+    const socket = connect(Number(new URL(service.url).port), '127.0.0.1');
     await once(socket, 'connect');
     socket.write(
       'POST /v1/functions/builds HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-        `x-svc-api-key: ${api.apiKey}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 100000\r\n\r\n` +
+        `x-svc-api-key: ${service.apiKey}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 10000000\r\n\r\n` +
         `--x\r\nContent-Disposition: form-data; name="archive"; filename="archive.tar.gz"\r\n\r\n${marker}`,
       'latin1',
     );
-    const [file] = await waitFor('the part to be spooled', async () => (spooled().length > 0 ? spooled() : undefined), 30_000, 20);
+    const file = await waitFor('the part to be spooled', async () => openSpoolFiles().find((spool) => spool.content.startsWith(marker))?.path, 30_000, 20);
+    return { socket, file };
+  }
+
+  it('keeps nothing of an upload whose client goes away mid-body: no open file, no spool folder', async () => {
+    const marker = `\x1f\x8bpartial-${randomBytes(8).toString('hex')}`;
+    const { socket, file } = await startRawUpload(api, marker);
     socket.destroy();
-    await waitFor('the spool file closed and removed', async () => (spooled().length === 0 && !holdsOpen(file!.path) ? true : undefined), 30_000, 20);
+    await waitFor('the spool file closed and removed', async () => (!holdsOpen(file) && !existsSync(dirname(file)) ? true : undefined), 30_000, 20);
+  });
+
+  it('answers an upload over the limit with 413 once its spool file is closed, while the client still sends', async () => {
+    const small = await startApiOnly({ BROWSERFN_MAX_ARCHIVE_BYTES: String(64 * 1024) });
+    try {
+      const marker = `\x1f\x8boversize-${randomBytes(8).toString('hex')}`;
+      const { socket, file } = await startRawUpload(small, marker);
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      // Past the limit, but far from the announced length: the body is not over when the answer comes.
+      socket.write(randomBytes(128 * 1024));
+      await waitFor('the 413 with its body', async () => (/\r\n\r\n\{.*\}/s.test(answer) ? true : undefined), 30_000, 20);
+      assert.match(answer, /^HTTP\/1\.1 413 /);
+      assert.match(answer, /over the 65536-byte/);
+      assert.equal(holdsOpen(file), false, 'the spool file is closed by the time of the answer');
+      await waitFor('the spool folder removed', async () => (!existsSync(dirname(file)) ? true : undefined), 30_000, 20);
+      socket.destroy();
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it('refuses a malformed multipart body with 400, storing nothing', async () => {
+    const before = await api.storedBuildObjects();
+    for (const body of ['--x\r\nContent-Disposition: form-data; name="archive"\r\n', '--x\r\nnot a header line\r\n\r\nabc\r\n--x--\r\n', 'no boundary at all']) {
+      const response = await api.request('POST', '/v1/functions/builds', body, { 'content-type': 'multipart/form-data; boundary=x' });
+      assert.equal(response.status, 400, `${JSON.stringify(body)}: ${response.text}`);
+      assert.match(response.body.message, /^Malformed multipart body: /);
+    }
+    assert.deepEqual(await api.storedBuildObjects(), before);
   });
 
   it('still accepts an ordinary project', async () => {
@@ -131,18 +167,17 @@ async function gzipBomb(size: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The spool files of uploads in progress, with what they hold so far. */
-function openUploadFiles(): { path: string; content: string }[] {
-  return readdirSync(tmpdir())
-    .filter((name) => name.startsWith('browserfn-upload-'))
-    .map((name) => join(tmpdir(), name, 'archive.tar.gz'))
-    .flatMap((path) => {
-      try {
-        return [{ path, content: readFileSync(path, 'latin1') }];
-      } catch {
-        return [];
-      }
-    });
+/** The spool files this process (the façade runs in it) has open, removed or not, with what they hold so far. */
+function openSpoolFiles(): { path: string; content: string }[] {
+  const spoolFile = new RegExp(`^${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/browserfn-upload-[^/]+/archive\\.tar\\.gz`);
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const path = readlinkSync(join('/proc/self/fd', fd));
+      return spoolFile.test(path) ? [{ path: path.replace(/ \(deleted\)$/, ''), content: readFileSync(join('/proc/self/fd', fd), 'latin1') }] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** Whether this process (the façade runs in it) still has the file open (removed or not). */

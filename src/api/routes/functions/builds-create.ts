@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -47,6 +47,7 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
   return new Promise((resolve, reject) => {
     const result: { metadata?: string; archive?: SpooledArchive } = {};
     let spooled: Promise<void> = Promise.resolve();
+    let spoolFile: WriteStream | undefined;
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: ctx.req.headers, limits: { fileSize: maxArchiveBytes, files: 1, fields: 10, fieldSize: 64 * 1024 } });
@@ -54,6 +55,23 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
       reject(new HttpError(400, `Malformed multipart body: ${(err as Error).message}`));
       return;
     }
+    // The parser, and with it the file being spooled, is destroyed, and the answer waits until that
+    // file is closed: no descriptor outlives the request, whatever the client does after the answer.
+    // Destroyed one turn later, as busboy still uses the file stream after emitting 'limit'.
+    let abandoned = false;
+    const abandon = (error: HttpError): void => {
+      if (abandoned) return;
+      abandoned = true;
+      ctx.req.unpipe(parser);
+      // What is left of the body is read and dropped, so the client is answered as it goes on sending.
+      ctx.req.resume();
+      setImmediate(() => {
+        parser.destroy();
+        const file = spoolFile;
+        if (!file || file.closed) reject(error);
+        else file.once('close', () => reject(error));
+      });
+    };
     parser.on('field', (name, value) => {
       if (name === 'metadata') result.metadata = value;
     });
@@ -67,21 +85,20 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
         if (archive.head.length < 2) archive.head = Buffer.concat([archive.head, chunk.subarray(0, 2)]);
         archive.size += chunk.length;
       });
-      stream.on('limit', () => reject(new HttpError(413, tooLarge(maxArchiveBytes, ctx.get('content-length')))));
-      spooled = pipeline(stream, createWriteStream(archiveFile, { mode: 0o600 })).then(() => {
+      stream.on('limit', () => abandon(new HttpError(413, tooLarge(maxArchiveBytes, ctx.get('content-length')))));
+      spoolFile = createWriteStream(archiveFile, { mode: 0o600 });
+      spooled = pipeline(stream, spoolFile).then(() => {
         result.archive = archive;
       });
-      // Awaited at the parser's close; a client gone before that must not leave it unhandled.
+      // Awaited at the parser's close; an abandoned upload must not leave it unhandled.
       spooled.catch(() => undefined);
     });
-    parser.on('error', (err: Error) => reject(new HttpError(400, `Malformed multipart body: ${err.message}`)));
-    parser.on('close', () => spooled.then(() => resolve(result), reject));
-    // A client gone before the end of its body: the parser, and with it the file being spooled, is
-    // destroyed, so no descriptor stays open and the spool folder is removed.
+    parser.on('error', (err: Error) => abandon(new HttpError(400, `Malformed multipart body: ${err.message}`)));
+    parser.on('close', () => {
+      if (!abandoned) spooled.then(() => resolve(result), reject);
+    });
     ctx.req.on('close', () => {
-      if (ctx.req.complete) return;
-      parser.destroy(new Error('the request ended before its body did'));
-      reject(new HttpError(400, 'The upload ended before its body did; send it again'));
+      if (!ctx.req.complete) abandon(new HttpError(400, 'The upload ended before its body did; send it again'));
     });
     ctx.req.pipe(parser);
   });

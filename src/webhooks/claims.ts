@@ -10,14 +10,16 @@ import { conflict } from '../domain/errors.js';
 import { Labels, Roles } from '../schemas/resources.js';
 import { endpointHash, webhookRecord, type WebhookRecord } from './objects.js';
 
-const SLOT_PREFIX = 'webhook-claim-slot-';
-const slotClaimName = (slot: number): string => `${SLOT_PREFIX}${slot}`;
+const slotClaimName = (slot: number): string => `webhook-claim-slot-${slot}`;
 const endpointClaimName = (endpoint: string): string => `webhook-claim-endpoint-${endpointHash(endpoint)}`;
 /** Takeovers of one name before giving up: each means another registration changed it meanwhile. */
 const ATTEMPTS = 5;
 const PENDING_MS = 60_000;
 
 const configMaps = (cluster: ClusterPort) => cluster.resource(Kinds.ConfigMap);
+const listClaims = async (cluster: ClusterPort, namespace: string): Promise<KubeObject[]> =>
+  (await configMaps(cluster).list(namespace, { labelSelector: `${Labels.role}=${Roles.webhookClaim}` })).items;
+const slotOrder = (claimObject: KubeObject): number => Number(/^webhook-claim-slot-(\d+)$/.exec(claimObject.metadata.name)?.[1] ?? NaN);
 const newClaim = (webhook: KubeObject, name: string): KubeObject =>
   newObject<KubeObject>(
     Kinds.ConfigMap,
@@ -75,13 +77,41 @@ export async function releaseEndpoint(cluster: ClusterPort, webhook: KubeObject,
   await deleteClaim(cluster, existing);
 }
 
-/** Whether `webhook` got one of the project's `maxPerProject` slots; the free-looking ones are tried first. */
+const isSlot = (claimObject: KubeObject): boolean => !Number.isNaN(slotOrder(claimObject));
+const heldBy = (webhook: KubeObject) => (claimObject: KubeObject): boolean => claimObject.metadata.ownerReferences?.[0]?.uid === webhook.metadata.uid;
+
+/** Whether `webhook` got (or holds) one of the project's `maxPerProject` slots; the free-looking ones are tried first. */
 export async function claimSlot(cluster: ClusterPort, webhook: KubeObject, maxPerProject: number): Promise<boolean> {
-  const { items } = await configMaps(cluster).list(webhook.metadata.namespace!, { labelSelector: `${Labels.role}=${Roles.webhookClaim}` });
-  const taken = new Set(items.map((c) => c.metadata.name));
+  const claims = await listClaims(cluster, webhook.metadata.namespace!);
+  if (claims.some((c) => isSlot(c) && heldBy(webhook)(c))) return true;
+  const taken = new Set(claims.map((c) => c.metadata.name));
   const slots = Array.from({ length: maxPerProject }, (_, slot) => slotClaimName(slot));
   for (const name of [...slots.filter((s) => !taken.has(s)), ...slots.filter((s) => taken.has(s))]) {
-    if (!(await claim(cluster, webhook, name, () => true))) return true;
+    if (!(await claim(cluster, webhook, name, () => true))) {
+      await keepOneSlot(cluster, webhook);
+      return true;
+    }
   }
   return false;
+}
+
+/** Two registrations may both have given a webhook a slot (see claimUnclaimed): it keeps its lowest. */
+async function keepOneSlot(cluster: ClusterPort, webhook: KubeObject): Promise<void> {
+  const held = (await listClaims(cluster, webhook.metadata.namespace!)).filter((c) => isSlot(c) && heldBy(webhook)(c)).sort((a, b) => slotOrder(a) - slotOrder(b));
+  for (const extra of held.slice(1)) await deleteClaim(cluster, extra);
+}
+
+/**
+ * Gives each of `webhooks` (one project's) that holds no slot its endpoint and a slot, as far as they
+ * are free: webhooks registered before claims existed are then counted by registrations that race.
+ */
+export async function claimUnclaimed(cluster: ClusterPort, webhooks: KubeObject[], maxPerProject: number): Promise<void> {
+  if (webhooks.length === 0) return;
+  const slotClaims = (await listClaims(cluster, webhooks[0]!.metadata.namespace!)).filter(isSlot);
+  for (const webhook of webhooks.filter((w) => !slotClaims.some(heldBy(w)))) {
+    const record = webhookRecord(webhook);
+    if (!record) continue;
+    await claimEndpoint(cluster, webhook, record.endpoint);
+    await claimSlot(cluster, webhook, maxPerProject);
+  }
 }

@@ -7,7 +7,7 @@ import { isConflict, isNotFound, type ClusterPort, type ResourceClient } from '.
 import { retryOnConflict } from '../cluster/retry.js';
 import { conflict, notFound, type DomainError } from '../domain/errors.js';
 import { assertUuid } from '../functions/lookup.js';
-import { claimEndpoint, claimSlot, releaseEndpoint } from './claims.js';
+import { claimEndpoint, claimSlot, claimUnclaimed, releaseEndpoint } from './claims.js';
 import { checkEndpoint } from './endpoint.js';
 import { DEFAULT_WEBHOOKS_PER_PROJECT } from './settings.js';
 import { parseEventTypes, type EventType } from './event-types.js';
@@ -83,9 +83,11 @@ export async function createWebhook(
 ): Promise<{ record: WebhookRecord; secret: string }> {
   const endpoint = checkEndpoint(input.endpoint, allowPrivate);
   const eventTypes = parseEventTypes(input.eventTypes);
-  // What is stored refuses at once, also webhooks registered before claims existed; claims settle races.
-  const refused = clash(await listWebhooks(cluster, project), endpoint, maxPerProject);
+  // What is stored refuses at once; claims settle races, once the webhooks registered before claims existed hold theirs.
+  const others = await listWebhooks(cluster, project);
+  const refused = clash(others, endpoint, maxPerProject);
   if (refused) throw refused;
+  await claimUnclaimed(cluster, others.map((w) => w.object), maxPerProject);
   const now = Date.now();
   const record: WebhookRecord = { id: randomUUID(), project, endpoint, eventTypes, createdAt: now, updatedAt: now, subscribedAt: subscribed(eventTypes, {}, now) };
   const created = await webhooks(cluster).create(newWebhookObject(record));

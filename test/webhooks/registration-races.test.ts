@@ -1,6 +1,7 @@
 // Webhook registrations that race, over the real embedded store: the per-project cap and the one
 // webhook per endpoint hold however registrations and endpoint changes interleave, a refused one
-// leaves nothing behind, and what a deleted (or lingering) webhook held is free again.
+// leaves nothing behind, what a deleted (or lingering) webhook held is free again, and webhooks
+// registered before claims existed are given theirs.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -73,6 +74,26 @@ describe('webhook registrations that race (embedded store)', () => {
       const holders = (await listWebhooks(cluster, project)).filter((w) => w.record.endpoint === endpoint);
       assert.equal(holders.length, 1, `round ${round}`);
       if (moved.status === 'rejected') assert.equal((await getWebhook(cluster, project, moving.id)).record.endpoint, 'https://receiver.example.test/before', 'a refused change changes nothing');
+    }
+  });
+
+  it('counts webhooks registered before claims existed when registrations race: they are given their claims', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const project = newProject();
+      await register(project, 'old-0', 3);
+      await register(project, 'old-1', 3);
+      for (const held of await claims(project)) await cluster.resource(Kinds.ConfigMap).delete(project, held.metadata.name);
+      const racing = await settle([1, 2, 3, 4].map((n) => register(project, `new-${n}`, 3)));
+      assert.equal(fulfilled(racing).length, 1, `round ${round}: one of the racing registrations fits beside the two unclaimed webhooks`);
+      for (const refused of refusals(racing)) assert.ok(isDomainError(refused, 'conflict'), String(refused));
+      const live = await listWebhooks(cluster, project);
+      assert.equal(live.length, 3);
+      const held = await claims(project);
+      for (const { object } of live) {
+        const owned = held.filter((c) => c.metadata.ownerReferences?.[0]?.uid === object.metadata.uid).map((c) => c.metadata.name);
+        assert.equal(owned.filter((name) => name.startsWith('webhook-claim-slot-')).length, 1, `round ${round}: each webhook holds one slot: ${owned}`);
+        assert.equal(owned.filter((name) => name.startsWith('webhook-claim-endpoint-')).length, 1, `round ${round}: and its endpoint`);
+      }
     }
   });
 

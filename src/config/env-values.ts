@@ -16,10 +16,11 @@ export function numberValue(raw: string | undefined, name: string, fallback: num
   return value;
 }
 
-/** 1/true/yes or 0/false/no (any case); unset is false. */
-export function boolValue(raw: string | undefined, name: string): boolean {
+/** 1/true/yes or 0/false/no (any case); unset or empty is `fallback`. */
+export function boolValue(raw: string | undefined, name: string, fallback = false): boolean {
   const value = (raw ?? '').trim().toLowerCase();
-  if (value === '' || value === '0' || value === 'false' || value === 'no') return false;
+  if (value === '') return fallback;
+  if (value === '0' || value === 'false' || value === 'no') return false;
   if (value === '1' || value === 'true' || value === 'yes') return true;
   throw new Error(`${name} must be 1 or 0, got "${raw}"`);
 }

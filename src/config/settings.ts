@@ -259,7 +259,7 @@ function warmPoolFrom(env: NodeJS.ProcessEnv): WarmPoolSettings {
     maxSize,
     idleSeconds: intValue(env.BROWSERFN_WARM_POOL_IDLE_SECONDS, 'BROWSERFN_WARM_POOL_IDLE_SECONDS', 600, 0, 7 * 86400),
     maxAgeSeconds: intValue(env.BROWSERFN_WARM_POOL_MAX_AGE_SECONDS, 'BROWSERFN_WARM_POOL_MAX_AGE_SECONDS', 1800, 60, 7 * 86400),
-    codeAhead: env.BROWSERFN_WARM_POOL_CODE_AHEAD === undefined || env.BROWSERFN_WARM_POOL_CODE_AHEAD === '' || boolValue(env.BROWSERFN_WARM_POOL_CODE_AHEAD, 'BROWSERFN_WARM_POOL_CODE_AHEAD'),
+    codeAhead: boolValue(env.BROWSERFN_WARM_POOL_CODE_AHEAD, 'BROWSERFN_WARM_POOL_CODE_AHEAD', true),
     // A quarter of the machine's memory by default: idle browsers must not crowd out the ones at work.
     memoryCapBytes: intValue(env.BROWSERFN_WARM_POOL_MEMORY_MB, 'BROWSERFN_WARM_POOL_MEMORY_MB', Math.floor(totalmem() / 4 / MiB), 0, 1024 * 1024) * MiB,
   };

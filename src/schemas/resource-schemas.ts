@@ -251,7 +251,7 @@ const launchShapeSchema: JsonSchema = {
       type: 'object',
       required: ['width', 'height'],
       additionalProperties: false,
-      description: 'The browser window size.',
+      description: 'The size of the pages (their innerWidth and innerHeight; Chromium makes windows at least 500 wide).',
       properties: {
         width: { type: 'integer', minimum: 1, maximum: 10000, description: 'Width in pixels.' },
         height: { type: 'integer', minimum: 1, maximum: 10000, description: 'Height in pixels.' },

@@ -61,17 +61,26 @@ describe('a pod browser (local Chromium)', function () {
     }
   });
 
-  it('gives its pages a screen as large as the window it was asked for, not headless Chromium\'s 800x600', async () => {
+  it('gives every page the viewport asked for, in the first window and in new ones, and a screen as large as the window', async () => {
     await withBrowser({ width: 1366, height: 900 }, async (client) => {
-      const page = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
-      const { sessionId } = await client.Target.attachToTarget({ targetId: page.targetId, flatten: true });
-      const expression = 'JSON.stringify({ screen: [screen.width, screen.height], available: [screen.availWidth, screen.availHeight], outer: [outerWidth, outerHeight], inner: innerWidth })';
-      const evaluated = (await client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)) as { result: { value: string } };
-      const seen = JSON.parse(evaluated.result.value) as { screen: number[]; available: number[]; outer: number[]; inner: number };
-      assert.deepEqual(seen.screen, [1366, 900]);
-      assert.deepEqual(seen.available, [1366, 900]);
-      assert.deepEqual(seen.outer, [1366, 900], 'the window fills the screen');
-      assert.equal(seen.inner, 1366);
+      const seenBy = async (targetId: string) => {
+        const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
+        const expression = 'JSON.stringify({ inner: [innerWidth, innerHeight], screen: [screen.width, screen.height], available: [screen.availWidth, screen.availHeight], outer: [outerWidth, outerHeight] })';
+        const evaluated = (await client.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)) as { result: { value: string } };
+        return JSON.parse(evaluated.result.value) as { inner: number[]; screen: number[]; available: number[]; outer: number[] };
+      };
+      const first = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
+      const { targetId: tab } = await client.Target.createTarget({ url: 'about:blank' });
+      const { targetId: window } = await client.Target.createTarget({ url: 'about:blank', newWindow: true });
+      const { browserContextId } = await client.Target.createBrowserContext();
+      const { targetId: otherContext } = await client.Target.createTarget({ url: 'about:blank', browserContextId });
+      for (const [name, targetId] of Object.entries({ first: first.targetId, tab, window, otherContext })) {
+        const seen = await seenBy(targetId);
+        assert.deepEqual(seen.inner, [1366, 900], `${name}: the page is as large as asked`);
+        assert.ok(seen.outer[1]! > 900, `${name}: the window is larger by its frame`);
+        assert.deepEqual(seen.screen, seen.outer, `${name}: the window fills the screen`);
+        assert.deepEqual(seen.available, seen.screen);
+      }
     });
   });
 
@@ -85,7 +94,7 @@ describe('a pod browser (local Chromium)', function () {
       const first = (await client.Target.getTargets()).targetInfos.find((t) => t.type === 'page')!;
       const firstViewport = await viewportOf(first.targetId);
       const { targetId: opened } = await client.Target.createTarget({ url: 'about:blank' });
-      assert.equal(firstViewport[0], 1024);
+      assert.deepEqual(firstViewport, [1024, 700]);
       assert.deepEqual(firstViewport, await viewportOf(opened));
     });
   });

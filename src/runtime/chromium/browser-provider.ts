@@ -4,7 +4,7 @@
 export interface BrowserRequest {
   /** A private, writable directory for this browser (profile, crash dumps). */
   workDir: string;
-  /** Window size from sessionConfig.browserSettings.viewport. */
+  /** The pages' size, from sessionConfig.browserSettings.viewport. */
   viewport?: { width?: number; height?: number };
   /** Aborting gives up the launch (and kills what was started). */
   signal?: AbortSignal;

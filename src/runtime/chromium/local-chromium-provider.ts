@@ -14,6 +14,11 @@ export interface LocalChromiumOptions {
   sandbox?: boolean;
 }
 
+/**
+ * What of a headless Chromium window is not its page: the tab strip and toolbar it lays out though it
+ * draws none (87 px in Chromium 156; local-chromium.test.ts checks the pages get the asked size).
+ */
+const HEADLESS_WINDOW_FRAME_HEIGHT = 87;
 
 /**
  * Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar.
@@ -44,9 +49,12 @@ export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest
     `--user-data-dir=${userDataDir}`,
   ];
   if (viewport?.width && viewport.height) {
-    // A screen as large as the window, as a maximized browser has: headless Chromium's own is 800x600
-    // whatever the window, which pages read (screen.width) and which no real browser shows.
-    args.push(`--window-size=${viewport.width},${viewport.height}`, `--screen-info={0,0 ${viewport.width}x${viewport.height}}`);
+    // The viewport is the page's size ("the visible area of a web page", as Browserbase has it), in
+    // every window: each window is taller by the frame. A screen as large as the window, as a
+    // maximized browser has: headless Chromium's own is 800x600 whatever the window, which pages
+    // read (screen.width) and which no real browser shows.
+    const windowHeight = viewport.height + HEADLESS_WINDOW_FRAME_HEIGHT;
+    args.push(`--window-size=${viewport.width},${windowHeight}`, `--screen-info={0,0 ${viewport.width}x${windowHeight}}`);
   }
   // One blank page, so CDP clients that expect a default page (playwright's contexts()[0]) find one.
   args.push('about:blank');

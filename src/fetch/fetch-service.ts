@@ -78,7 +78,7 @@ export class FetchService {
         useProxy: request.proxies,
         deadline,
       });
-      return await this.present(page, request, id, deadline);
+      return await this.present(project, page, request, id, deadline);
     } catch (err) {
       quota.reservation.refund();
       throw err;
@@ -91,7 +91,7 @@ export class FetchService {
     await Promise.all([this.pool.close(), this.fetcher.close()]);
   }
 
-  private async present(page: FetchedPage, request: FetchRequest, id: string, deadline: number): Promise<FetchResult> {
+  private async present(project: string, page: FetchedPage, request: FetchRequest, id: string, deadline: number): Promise<FetchResult> {
     const decoded = decodeBody(page.body, page.headers['content-type']);
     const base = { id, statusCode: page.status, headers: page.headers, contentType: decoded.mimeType };
     if (request.format === 'raw') {
@@ -108,6 +108,7 @@ export class FetchService {
       result = await this.pool.run(
         { format: request.format, body: decoded.text, contentType: decoded.mimeType, url: page.url, schema: request.schema },
         { maxRunMs: this.settings.conversionTimeoutMs, deadline },
+        project,
       );
     } catch (err) {
       if (err instanceof ConversionTimeoutError) {

@@ -91,8 +91,8 @@ export interface Settings {
   maxConcurrentInvocations: number;
   /** Per-project shares of the invocation queue. */
   projectQueue: {
-    /** Invocations one project may run at once (0: only maxConcurrentInvocations). */
-    maxRunning: number;
+    /** Invocations one project may run at once (0: only maxConcurrentInvocations; auto: one fewer than it once several projects have invocations). */
+    maxRunning: number | 'auto';
     /** Invocations one project may have waiting; over it invoke is a 429. */
     maxQueued: number;
   };
@@ -192,7 +192,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     generatedApiKey: generated,
     maxConcurrentInvocations: intValue(env.BROWSERFN_MAX_CONCURRENT_INVOCATIONS, 'BROWSERFN_MAX_CONCURRENT_INVOCATIONS', 4, 1, 1000),
     projectQueue: {
-      maxRunning: intValue(env.BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT', 0, 0, 1000),
+      maxRunning: maxRunningPerProject(env.BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT),
       maxQueued: intValue(env.BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT', 1000, 1, 1_000_000),
     },
     maxConcurrentBuilds: intValue(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
@@ -332,5 +332,10 @@ function artifactStoreFrom(env: NodeJS.ProcessEnv, dataDir: string): ArtifactSto
   };
 }
 
-
-
+/** BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT: a number (0: no limit of its own), or auto (the default). */
+function maxRunningPerProject(raw: string | undefined): number | 'auto' {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'auto') return 'auto';
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 1000) throw new Error(`BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT must be auto or an integer from 0 to 1000, got "${raw}"`);
+  return value;
+}

@@ -23,7 +23,7 @@ export interface ControllerSettings {
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
   /** Invocations one project may run at once (0: no cap of its own). */
-  maxRunningInvocationsPerProject: number;
+  maxRunningInvocationsPerProject: number | 'auto';
   maxConcurrentBuilds: number;
   metrics: Metrics;
   log: Logger;

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { MAX_ATTEMPTS, nextInvocationStep, type InvocationObservation } from '../../src/controller/policies/invocation.js';
 import fc from 'fast-check';
-import { admissionPlan, mayAdmit, mayAdmitBy } from '../../src/controller/policies/admission.js';
+import { loadSettings } from '../../src/config/settings.js';
+import { admissionPlan, mayAdmit, mayAdmitBy, perProjectCap } from '../../src/controller/policies/admission.js';
 import { POD_GRACE_SECONDS, SESSION_CLOSE_GRACE_MS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type InvocationObject, type InvocationStatus } from '../../src/schemas/resources.js';
 import { AGENT_CONTAINER, type PodObject, type PodStatus } from '../../src/schemas/pod.js';
@@ -277,7 +278,7 @@ describe('admission policy', () => {
       const state = fc.record({
         projects: fc.array(fc.record({ running: fc.nat(4), waiting: fc.array(fc.nat(59), { maxLength: 8 }), servedAt: fc.option(fc.nat(59), { nil: undefined }) }), { minLength: 1, maxLength: 4 }),
         maxConcurrent: fc.integer({ min: 1, max: 12 }),
-        maxRunningPerProject: fc.nat(3),
+        maxRunningPerProject: fc.oneof(fc.nat(3), fc.constant('auto' as const)),
       });
       fc.assert(
         fc.property(state, ({ projects, maxConcurrent, maxRunningPerProject }) => {
@@ -300,6 +301,31 @@ describe('admission policy', () => {
       const invocations = [runningIn('a', 'r1'), waitingIn('a', 'a0', 0), waitingIn('a', 'a1', 1), waitingIn('b', 'b0', 2)];
       assert.deepEqual(admittedInOrder(invocations, 8, 2), ['b/b0', 'a/a0'], 'a runs 2 at most; the free slots stay free');
       assert.deepEqual(admittedInOrder(invocations, 8), ['b/b0', 'a/a0', 'a/a1']);
+    });
+
+    it('by default (auto) keeps a slot from a project running in all but one, once several projects have invocations', () => {
+      const holding = [runningIn('b', 'r1'), runningIn('b', 'r2'), runningIn('b', 'r3')];
+      const more = waitingIn('b', 'b0', 0);
+      assert.equal(mayAdmit({ ...sets, candidate: more, invocations: [...holding, more], maxConcurrent: 4, maxRunningPerProject: 'auto' }), true, 'a project alone may use every slot');
+      const other = waitingIn('a', 'a0', 5);
+      const both = [...holding, more, other];
+      assert.equal(mayAdmit({ ...sets, candidate: more, invocations: both, maxConcurrent: 4, maxRunningPerProject: 'auto' }), false, 'its fourth waits');
+      assert.equal(mayAdmit({ ...sets, candidate: other, invocations: both, maxConcurrent: 4, maxRunningPerProject: 'auto' }), true, "the other project's takes the last slot");
+      const finishedElsewhere = inProject('a', invocation({ phase: 'COMPLETED', podName: 'x-a1', startedAt: '2026-01-01T00:00:00.000Z' }, 'done'));
+      assert.equal(mayAdmit({ ...sets, candidate: more, invocations: [...holding, more, finishedElsewhere], maxConcurrent: 4, maxRunningPerProject: 'auto' }), false, 'also when the other project has nothing waiting');
+      assert.equal(perProjectCap('auto', 1, both), Infinity, 'with one slot in all there is nothing to keep');
+      assert.equal(perProjectCap(2, 4, both), 2);
+      assert.equal(perProjectCap(0, 4, both), Infinity);
+    });
+
+    it('reads BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT: auto unless a number is given, and a clear error for anything else', () => {
+      const maxRunning = (value?: string) =>
+        loadSettings({ dataDir: '/tmp/browserfn-settings-test', env: { BROWSERFN_POD_TOKEN_SECRET: 'x', BROWSERFN_API_KEY: 'k', ...(value === undefined ? {} : { BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT: value }) } }).projectQueue.maxRunning;
+      assert.equal(maxRunning(), 'auto');
+      assert.equal(maxRunning('auto'), 'auto');
+      assert.equal(maxRunning('0'), 0);
+      assert.equal(maxRunning('3'), 3);
+      assert.throws(() => maxRunning('half'), /BROWSERFN_MAX_RUNNING_INVOCATIONS_PER_PROJECT must be auto or an integer from 0 to 1000, got "half"/);
     });
   });
 });

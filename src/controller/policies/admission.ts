@@ -3,7 +3,9 @@
 // run or wait ahead of it. Lower turns go first; on the same turn, the project served longest ago
 // goes first (then the oldest invocation). So a project that holds many slots or queued a burst
 // never makes a project with fewer wait, and projects with work waiting take free slots in
-// rotation: round-robin across projects, first come first served within one.
+// rotation: round-robin across projects, first come first served within one. Turns order what
+// waits, not what runs: invocations that never end would keep their slots to their timeout, so by
+// default (`auto`), once several projects have invocations, no project may run in every slot.
 import type { InvocationObject } from '../../schemas/resources.js';
 import { isTerminal, isWaiting, queuedAt } from '../../functions/invocations.js';
 
@@ -16,9 +18,11 @@ export interface AdmissionInput {
   /** Invocations just finished by this process, which the cache may still show as running. */
   finished: ReadonlySet<string>;
   maxConcurrent: number;
-  /** Most invocations one project may run at once (0: only the overall limit). */
-  maxRunningPerProject?: number;
+  /** Most invocations one project may run at once (0: only the overall limit); `auto`: see perProjectCap. */
+  maxRunningPerProject?: MaxRunningPerProject;
 }
+
+export type MaxRunningPerProject = number | 'auto';
 
 export const invocationKey = (inv: InvocationObject): string => `${inv.metadata.namespace}/${inv.metadata.name}`;
 
@@ -45,7 +49,7 @@ export function admissionPlan({ invocations, admitted, finished, maxConcurrent, 
     const project = running.slice(0, running.indexOf('/'));
     runningPerProject.set(project, (runningPerProject.get(project) ?? 0) + 1);
   }
-  const projectCap = maxRunningPerProject > 0 ? maxRunningPerProject : Infinity;
+  const projectCap = perProjectCap(maxRunningPerProject, maxConcurrent, invocations);
   const waiting = invocations
     .filter((i) => isWaiting(i) && !admitted.has(invocationKey(i)))
     .map((invocation) => ({ invocation, queued: queuedAt(invocation) }))
@@ -60,6 +64,14 @@ export function admissionPlan({ invocations, admitted, finished, maxConcurrent, 
     position: new Map(order.map((entry, index) => [entry.invocation.metadata.uid ?? '', index])),
     waiting: new Set(waiting.map((i) => i.metadata.uid ?? '')),
   };
+}
+
+/** The per-project limit in force: `auto` is one fewer than the overall limit once invocations of several projects are known, else none. */
+export function perProjectCap(setting: MaxRunningPerProject, maxConcurrent: number, invocations: readonly InvocationObject[]): number {
+  if (setting !== 'auto') return setting > 0 ? setting : Infinity;
+  const first = invocations[0]?.metadata.namespace;
+  const several = invocations.some((i) => i.metadata.namespace !== first);
+  return several && maxConcurrent > 1 ? maxConcurrent - 1 : Infinity;
 }
 
 /** Whether the candidate may start now: a free slot, and no waiting invocation with an earlier turn for it. */

@@ -45,7 +45,7 @@ export interface InvocationReconcilerDeps {
   pools?: Informer<BrowserPoolObject>;
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
-  maxRunningInvocationsPerProject: number;
+  maxRunningInvocationsPerProject: number | 'auto';
   metrics: Metrics;
   log: Logger;
   /** Asks for these invocations (namespace/name) to be looked at again: the next in line when a slot was freed. */

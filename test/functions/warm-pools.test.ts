@@ -10,7 +10,7 @@ import { Kinds, newObject } from '../../src/cluster/objects.js';
 import { Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
-import { processTreeOf } from '../support/processes.js';
+import { processTreeOf, type FoundProcess } from '../support/processes.js';
 import { writeProject } from '../support/projects.js';
 import { publish, waitInvocation } from '../support/publish.js';
 
@@ -75,6 +75,16 @@ const FAILS_TO_LOAD_FN = `
 import { defineFn } from 'browserfn';
 if (process.env.BB_FUNCTIONS_PHASE === 'runtime') throw new Error('this code fails once it runs in a pod');
 defineFn('fails-to-load', async () => 'never');
+`;
+
+// In a pod its top level never ends (a timer keeps the process busy) and never asks for its invocation.
+const NEVER_LOADS_FN = `
+import { defineFn } from 'browserfn';
+if (process.env.BB_FUNCTIONS_PHASE === 'runtime') {
+  setInterval(() => undefined, 50);
+  await new Promise(() => undefined);
+}
+defineFn('never-loads', async () => 'never');
 `;
 
 describe('warm pools (embedded, real Chromium)', function () {
@@ -314,6 +324,31 @@ describe('warm pools (embedded, real Chromium)', function () {
     assert.deepEqual(warm.done.cause, cold.done.cause, 'the same failure as in a cold pod');
     await pools().delete('default', 'fails');
   });
+
+  it('stops the code of a member whose code never finishes loading ahead, and fails the invocation that claims it', async () => {
+    const build = await publish(svc, writeProject({ 'index.ts': NEVER_LOADS_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const fn = (await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default')).items.find((f) => f.spec.name === 'never-loads')!;
+    const launch = { viewport: { width: 997, height: 555 } };
+    await createPool('never', { minIdle: 1, maxIdle: 1, preloadArtifact: fn.spec.version!.bundleConfigMap, launch });
+    const member = await waitFor('a member of pool never started', async () => {
+      const [pod] = await membersOf('never');
+      return pod && podLogRecords(svc, pod.metadata.name).some((record) => Array.isArray(record.pids)) ? pod.metadata.name : undefined;
+    }, 120_000);
+    const codeLoaders = () => podProcessTree(svc, member).filter((p) => p.cmdline.includes('code-loader'));
+    await waitFor('its code loader running', async () => (codeLoaders().length > 0 ? true : undefined), 60_000);
+    // The load limit (60 s) passes: the member kills its code's process and stays, to fail whoever claims it.
+    await waitFor('its code loader gone', async () => (codeLoaders().length === 0 ? true : undefined), 120_000, 500);
+    assert.deepEqual((await membersOf('never')).map((pod) => pod.metadata.name), [member], 'the member waits to be claimed');
+    const res = await svc.request('POST', `/v1/functions/${build.builtFunctions![0].id}/invoke`, { sessionCreateParams: { browserSettings: { viewport: launch.viewport } } });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const done = await waitInvocation(svc, res.body.id as string);
+    assert.equal(await podOf(res.body.id as string), member);
+    assert.equal(done.status, 'FAILED');
+    assert.equal(done.cause?.code, 'WORKLOAD_ERROR');
+    assert.match(done.cause?.message ?? '', /did not ask for its invocation within 60 s/);
+    await pools().delete('default', 'never');
+  });
 });
 
 /** A pod's output lines as the node agent logged them (captureLog). */
@@ -344,13 +379,17 @@ function processState(pid: number): string {
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
 }
 
-/** The pod's processes but its browser's: under the process the node agent started for the pod (its sandbox). */
-function podProcessesBesidesChromium(svc: TestService, pod: string): number[] {
+/** The pod's processes: under the process the node agent started for the pod (its sandbox). */
+function podProcessTree(svc: TestService, pod: string): FoundProcess[] {
   const started = podLogRecords(svc, pod).find((record) => Array.isArray(record.pids));
   assert.ok(started, `the node agent logged no start of pod ${pod}`);
-  const root = (started.pids as number[])[0];
-  const processes = processTreeOf(new Set([root])).filter((p) => !/chrom/.test(p.cmdline));
-  assert.ok(processes.some((p) => p.cmdline.includes('pod-agent')), `no pod agent process under pod ${pod}'s sandbox (${root})`);
+  return processTreeOf(new Set([(started.pids as number[])[0]]));
+}
+
+/** The pod's processes but its browser's. */
+function podProcessesBesidesChromium(svc: TestService, pod: string): number[] {
+  const processes = podProcessTree(svc, pod).filter((p) => !/chrom/.test(p.cmdline));
+  assert.ok(processes.some((p) => p.cmdline.includes('pod-agent')), `no pod agent process under pod ${pod}'s sandbox`);
   return processes.map((p) => p.pid);
 }
 

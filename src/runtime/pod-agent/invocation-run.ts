@@ -510,9 +510,12 @@ export class InvocationRun {
     if (this.#settled) return;
     // Code loaded ahead fails the invocation that claims the member, as it would have failed in a
     // cold pod; the member waits for it, rather than end and have its pool start one that fails alike.
+    // Its code's process is killed now: code that never finished loading would run on for as long as
+    // the member waits.
     if (!this.#claimedAt && this.#loadsCodeAhead && outcome.phase === 'FAILED' && outcome.cause.code === 'WORKLOAD_ERROR') {
       this.#codeFailure ??= { outcome, errorLog };
       this.#onCodeFailure();
+      void this.#killUser();
       return;
     }
     this.#settled = true;

@@ -112,6 +112,16 @@ describe('warm pools (embedded, real Chromium)', function () {
     }, 120_000, 100);
   const podOf = async (invocationId: string) => (await svc.service.cluster.resource<InvocationObject>(Kinds.Invocation).get('default', invocationId))!.status!.podName!;
 
+  /** Publishes one Function's `source`, and makes pool `name` of one member that loads its code ahead, launched as `launch`. */
+  async function publishWithPool(source: string, name: string, launch: BrowserPoolSpec['launch']) {
+    const build = await publish(svc, writeProject({ 'index.ts': source }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const { items } = await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default');
+    const version = items.find((fn) => fn.metadata.uid === build.builtFunctions![0].id)!.spec.version!;
+    await createPool(name, { minIdle: 1, maxIdle: 1, preloadArtifact: version.bundleConfigMap, launch });
+    return build;
+  }
+
   async function invoke(body: object = {}): Promise<string> {
     const res = await svc.request('POST', `/v1/functions/${functionId}/invoke`, body);
     assert.equal(res.status, 202, JSON.stringify(res.body));
@@ -302,11 +312,8 @@ describe('warm pools (embedded, real Chromium)', function () {
   });
 
   it('fails an invocation on a member whose code failed to load ahead as a cold pod fails it, and that member waited for it', async () => {
-    const build = await publish(svc, writeProject({ 'index.ts': FAILS_TO_LOAD_FN }));
-    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
-    const fn = (await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default')).items.find((f) => f.spec.name === 'fails-to-load')!;
     const launch = { viewport: { width: 999, height: 555 } };
-    await createPool('fails', { minIdle: 1, maxIdle: 1, preloadArtifact: fn.spec.version!.bundleConfigMap, launch });
+    const build = await publishWithPool(FAILS_TO_LOAD_FN, 'fails', launch);
     const [member] = await readyMembers('fails', 1);
     const invokeWith = async (viewport: { width: number; height: number }) => {
       const res = await svc.request('POST', `/v1/functions/${build.builtFunctions![0].id}/invoke`, { sessionCreateParams: { browserSettings: { viewport } } });
@@ -326,11 +333,8 @@ describe('warm pools (embedded, real Chromium)', function () {
   });
 
   it('stops the code of a member whose code never finishes loading ahead, and fails the invocation that claims it', async () => {
-    const build = await publish(svc, writeProject({ 'index.ts': NEVER_LOADS_FN }));
-    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
-    const fn = (await svc.service.cluster.resource<FunctionObject>(Kinds.Function).list('default')).items.find((f) => f.spec.name === 'never-loads')!;
     const launch = { viewport: { width: 997, height: 555 } };
-    await createPool('never', { minIdle: 1, maxIdle: 1, preloadArtifact: fn.spec.version!.bundleConfigMap, launch });
+    const build = await publishWithPool(NEVER_LOADS_FN, 'never', launch);
     const member = await waitFor('a member of pool never started', async () => {
       const [pod] = await membersOf('never');
       return pod && podLogRecords(svc, pod.metadata.name).some((record) => Array.isArray(record.pids)) ? pod.metadata.name : undefined;

@@ -105,6 +105,8 @@ export interface Settings {
   controlUrl?: string;
   /** Take the scheme and host of absolute URLs from X-Forwarded-Proto/-Host (BROWSERFN_TRUST_PROXY): only behind a proxy that sets them. */
   trustProxy: boolean;
+  /** Connections one client address may hold open (BROWSERFN_MAX_CONNECTIONS_PER_CLIENT; 0: no limit; behind a proxy, none by default). */
+  maxConnectionsPerClient: number;
   /** This API replica's pod address (BROWSERFN_POD_IP, from the downward API), where other replicas reach the live views it holds. */
   podIP?: string;
   /** Pods in sandboxes of their own (bubblewrap + pasta): `auto` when they work here, `bwrap` always (or refuse to start), `off`. */
@@ -201,6 +203,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     controlUrl: env.BROWSERFN_CONTROL_URL,
     podIP: ipValue(env.BROWSERFN_POD_IP, 'BROWSERFN_POD_IP'),
     trustProxy: boolValue(env.BROWSERFN_TRUST_PROXY, 'BROWSERFN_TRUST_PROXY'),
+    maxConnectionsPerClient: intValue(env.BROWSERFN_MAX_CONNECTIONS_PER_CLIENT, 'BROWSERFN_MAX_CONNECTIONS_PER_CLIENT', boolValue(env.BROWSERFN_TRUST_PROXY, 'BROWSERFN_TRUST_PROXY') ? 0 : 512, 0, 1_000_000),
     sandbox: oneOfValue(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOfValue(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
     podMaxProcesses: intValue(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),

@@ -43,6 +43,7 @@ import { Kinds } from '../cluster/objects.js';
 import type { InvocationObject } from '../schemas/resources.js';
 import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
+import { limitConnections } from './connection-limits.js';
 import { decideNodeMemory } from './node-memory.js';
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -126,6 +127,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   // 60 s), never by the server as a client reuses one: with Node's 5 s, a busy event loop fired the
   // server's timer just as the next request went out, which then failed with a connection reset.
   const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 }, app.callback());
+  limitConnections(server, settings.maxConnectionsPerClient);
   const upgrades = liveView ? acceptLiveViewUpgrades(server, liveView, deps) : undefined;
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;

@@ -9,7 +9,7 @@ import type { WebhookSender } from '../webhooks/sender.js';
 import { webhookRecord } from '../webhooks/objects.js';
 import type { StoredWebhook } from '../webhooks/store.js';
 import type { WebhookSettings } from '../webhooks/settings.js';
-import { Controller } from './runtime/controller.js';
+import { Controller, keyOf } from './runtime/controller.js';
 import type { Manager } from './runtime/manager.js';
 import type { Clock } from './runtime/clock.js';
 import { WebhookEventsReconciler, eventSourceRequest } from './reconcilers/webhook-events.js';
@@ -29,6 +29,7 @@ interface Wiring extends WebhookControllerSettings {
   onQueueDepth: (queue: string) => (depth: number) => void;
 }
 
+const DELIVERY_WORKERS = 4;
 const isDelivery = (obj: KubeObject): boolean => obj.metadata.labels?.[Labels.role] === Roles.webhookDelivery;
 const isWebhook = (obj: KubeObject): boolean => obj.metadata.labels?.[Labels.role] === Roles.webhook;
 
@@ -67,11 +68,13 @@ export function addWebhookControllers(manager: Manager, wiring: Wiring): void {
     now: clock,
     log,
     onAttempt: (result) => wiring.metrics.webhookAttempts.labels(result).inc(),
+    // One project's receivers that never answer leave a worker to the other projects.
+    stepsPerProject: DELIVERY_WORKERS - 1,
+    requeue: (request) => sending.queue.add(keyOf(request)),
   });
   // Several workers: one slow receiver must not hold up the others' deliveries.
-  manager.add(
-    new Controller({ name: 'webhook-delivery', workers: 4, onQueueDepth: onQueueDepth('webhook-delivery') }, deliveries, log).watches(configMaps, (cm) =>
-      isDelivery(cm) ? [{ namespace: cm.metadata.namespace, name: cm.metadata.name }] : [],
-    ),
+  const sending = new Controller({ name: 'webhook-delivery', workers: DELIVERY_WORKERS, onQueueDepth: onQueueDepth('webhook-delivery') }, deliveries, log).watches(configMaps, (cm) =>
+    isDelivery(cm) ? [{ namespace: cm.metadata.namespace, name: cm.metadata.name }] : [],
   );
+  manager.add(sending);
 }

@@ -138,29 +138,47 @@ export class PageFetcher {
       chunks.push(chunk);
     }
     const raw = Buffer.concat(chunks, size);
-    const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
-    if (!encoding || encoding === 'identity' || raw.length === 0) return raw;
+    // Content-Encoding lists the codings in the order they were applied: undone last first.
+    const encodings = String(response.headers['content-encoding'] ?? '')
+      .split(',')
+      .map((coding) => coding.trim().toLowerCase())
+      .filter((coding) => coding !== '' && coding !== 'identity');
+    // A coding this does not know: the body as sent (its content type says what it is).
+    if (encodings.length === 0 || raw.length === 0 || !encodings.every(isKnownCoding)) return raw;
+    if (encodings.length > MAX_CODINGS) {
+      throw new FetchFailure(502, `The response of ${url.href} is declared ${encodings.join(', ')}-encoded; at most ${MAX_CODINGS} content codings are undone`);
+    }
+    let body: Buffer = raw;
+    for (const coding of encodings.reverse()) {
+      try {
+        body = await decode(coding, body, { maxOutputLength: cap + 1 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge();
+        throw new FetchFailure(502, `The response of ${url.href} is declared ${coding}-encoded but does not decode (${(err as Error).message})`);
+      }
+      if (body.length > cap) throw tooLarge();
+    }
+    return body;
+  }
+}
+
+/** Content codings undone in one response: more is no page a server sends. */
+const MAX_CODINGS = 3;
+const KNOWN_CODINGS = ['gzip', 'x-gzip', 'br', 'deflate'] as const;
+const isKnownCoding = (coding: string): coding is (typeof KNOWN_CODINGS)[number] => (KNOWN_CODINGS as readonly string[]).includes(coding);
+
+async function decode(coding: (typeof KNOWN_CODINGS)[number], data: Buffer, limit: { maxOutputLength: number }): Promise<Buffer> {
+  if (coding === 'br') return brotliAsync(data, limit);
+  if (coding === 'deflate') {
+    // Servers send "deflate" both as zlib (the standard) and as raw deflate.
     try {
-      const limit = { maxOutputLength: cap + 1 };
-      let decoded: Buffer;
-      if (encoding === 'gzip' || encoding === 'x-gzip') decoded = await gunzipAsync(raw, limit);
-      else if (encoding === 'br') decoded = await brotliAsync(raw, limit);
-      else if (encoding === 'deflate') {
-        try {
-          decoded = await inflateAsync(raw, limit);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
-          decoded = await inflateRawAsync(raw, limit);
-        }
-      } else return raw;
-      if (decoded.length > cap) throw tooLarge();
-      return decoded;
+      return await inflateAsync(data, limit);
     } catch (err) {
-      if (err instanceof FetchFailure) throw err;
-      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge();
-      throw new FetchFailure(502, `The response of ${url.href} is declared ${encoding}-encoded but does not decode (${(err as Error).message})`);
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw err;
+      return inflateRawAsync(data, limit);
     }
   }
+  return gunzipAsync(data, limit);
 }
 
 function nextHop(current: URL, location: string): URL {

@@ -72,6 +72,9 @@ describe('POST /v1/fetch formats', function () {
       else if (path === '/gzip') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync('compressed hello'));
       else if (path === '/brotli') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'br' }).end(brotliCompressSync('brotli hello'));
       else if (path === '/deflate') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate' }).end(deflateSync('deflated hello'));
+      // Applied in the order listed: deflate, then gzip.
+      else if (path === '/stacked') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'deflate, gzip' }).end(gzipSync(deflateSync('twice compressed hello')));
+      else if (path === '/stacked-deep') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip, gzip, gzip' }).end(gzipSync(gzipSync(gzipSync(gzipSync('deep')))));
       else if (path === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('just *plain* text\nsecond line');
       else if (path === '/report') res.writeHead(200, { 'content-type': 'text/plain' }).end('Order report\nOrder number: A-1009\nTotal: 1.234,50 EUR\nShipped: yes\n');
       else if (path === '/json') res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"Widget","price":"12,50 €","stock":{"availability":"http://schema.org/OutOfStock"}}');
@@ -168,6 +171,13 @@ describe('POST /v1/fetch formats', function () {
       assert.equal((await api.post({ url: `${upstream.url}/gzip` })).body.content, 'compressed hello');
       assert.equal((await api.post({ url: `${upstream.url}/brotli` })).body.content, 'brotli hello');
       assert.equal((await api.post({ url: `${upstream.url}/deflate` })).body.content, 'deflated hello');
+    });
+
+    it('undoes stacked content codings last first, and refuses more than three with a 502', async () => {
+      assert.equal((await api.post({ url: `${upstream.url}/stacked` })).body.content, 'twice compressed hello');
+      const deep = await api.post({ url: `${upstream.url}/stacked-deep` });
+      assert.equal(deep.status, 502);
+      assert.match(deep.body.message, /declared gzip, gzip, gzip, gzip-encoded; at most 3 content codings are undone/);
     });
 
     it('gives every fetch its own id', async () => {

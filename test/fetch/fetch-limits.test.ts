@@ -27,6 +27,7 @@ describe('POST /v1/fetch limits', function () {
         for (let i = 0; i < 20; i++) res.write('y'.repeat(10_000));
         res.end();
       } else if (path === '/gzip-bomb') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(10 * 1024 * 1024)));
+      else if (path === '/stacked-bomb') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip' }).end(gzipSync(gzipSync(Buffer.alloc(10 * 1024 * 1024))));
       else if (path === '/big') res.writeHead(200, { 'content-type': 'text/html' }).end(BIG_PAGE);
       else res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><p>A small page with a little text.</p></body></html>');
     });
@@ -109,6 +110,7 @@ describe('POST /v1/fetch limits', function () {
       ['declared by Content-Length', '/declared-large'],
       ['streamed without a length', '/streamed-large'],
       ['after decompression (gzip bomb)', '/gzip-bomb'],
+      ['after decompression of stacked codings (gzip, gzip)', '/stacked-bomb'],
     ]) {
       it(name, async () => {
         const { status, body } = await api.post({ url: `${upstream.url}${path}` });

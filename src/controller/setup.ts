@@ -17,13 +17,14 @@ import { FunctionReconciler } from './reconcilers/function.js';
 import type { PodTemplateSettings } from './pods/templates.js';
 import { addRetentionControllers, type RetentionControllerSettings } from './retention-setup.js';
 import { addWebhookControllers, type WebhookControllerSettings } from './webhook-setup.js';
+import type { MaxRunningPerProject } from './policies/admission.js';
 
 export interface ControllerSettings {
   cluster: ClusterPort;
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
-  /** Invocations one project may run at once (0: no cap of its own). */
-  maxRunningInvocationsPerProject: number | 'auto';
+  /** Invocations one project may run at once (0: no cap of its own; auto: see perProjectCap). */
+  maxRunningInvocationsPerProject: MaxRunningPerProject;
   maxConcurrentBuilds: number;
   metrics: Metrics;
   log: Logger;

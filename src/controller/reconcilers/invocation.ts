@@ -18,7 +18,7 @@ import { browserPod, type PodTemplateSettings } from '../pods/templates.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
 import { setCondition } from '../conditions.js';
 import { isoAt, systemClock, type Clock } from '../runtime/clock.js';
-import { admissionPlan, invocationKey, mayAdmit, mayAdmitBy, type AdmissionInput, type AdmissionPlan } from '../policies/admission.js';
+import { admissionPlan, invocationKey, mayAdmit, mayAdmitBy, type AdmissionInput, type AdmissionPlan, type MaxRunningPerProject } from '../policies/admission.js';
 import { nextInvocationStep } from '../policies/invocation.js';
 import { succeededCondition } from '../policies/succeeded-condition.js';
 import { createPodWithToken } from '../pods/token-secret.js';
@@ -45,7 +45,7 @@ export interface InvocationReconcilerDeps {
   pools?: Informer<BrowserPoolObject>;
   templates: PodTemplateSettings;
   maxConcurrentInvocations: number;
-  maxRunningInvocationsPerProject: number | 'auto';
+  maxRunningInvocationsPerProject: MaxRunningPerProject;
   metrics: Metrics;
   log: Logger;
   /** Asks for these invocations (namespace/name) to be looked at again: the next in line when a slot was freed. */

@@ -3,9 +3,11 @@
 // member whose browser dies is replaced and never handed out, a launch no pool has starts cold,
 // pools scale to zero and back, a member claimed while it starts gets its invocation at once, and a
 // claimed member that never reports fails its invocation with INTERNAL_ERROR at the deadline while
-// the pool recovers; a member that tries Playwright and Puppeteer out hands over a page neither met.
+// the pool recovers; a member that tries Playwright and Puppeteer out hands over a page neither met;
+// a member whose code fails to load ahead waits to fail its invocation, its code's process stopped.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Kinds, newObject } from '../../src/cluster/objects.js';
 import { Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
@@ -390,9 +392,9 @@ function podProcessTree(svc: TestService, pod: string): FoundProcess[] {
   return processTreeOf(new Set([(started.pids as number[])[0]]));
 }
 
-/** The pod's processes but its browser's. */
+/** The pod's processes but its browser's (by their executable: the code loader's arguments may name chrome-remote-interface). */
 function podProcessesBesidesChromium(svc: TestService, pod: string): number[] {
-  const processes = podProcessTree(svc, pod).filter((p) => !/chrom/.test(p.cmdline));
+  const processes = podProcessTree(svc, pod).filter((p) => !/chrom/.test(basename(p.cmdline.split(' ')[0] ?? '')));
   assert.ok(processes.some((p) => p.cmdline.includes('pod-agent')), `no pod agent process under pod ${pod}'s sandbox`);
   return processes.map((p) => p.pid);
 }

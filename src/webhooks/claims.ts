@@ -10,7 +10,8 @@ import { conflict } from '../domain/errors.js';
 import { Labels, Roles } from '../schemas/resources.js';
 import { endpointHash, webhookRecord, type WebhookRecord } from './objects.js';
 
-const slotClaimName = (slot: number): string => `webhook-claim-slot-${slot}`;
+const SLOT_CLAIM_PREFIX = 'webhook-claim-slot-';
+const slotClaimName = (slot: number): string => `${SLOT_CLAIM_PREFIX}${slot}`;
 const endpointClaimName = (endpoint: string): string => `webhook-claim-endpoint-${endpointHash(endpoint)}`;
 /** Takeovers of one name before giving up: each means another registration changed it meanwhile. */
 const ATTEMPTS = 5;
@@ -19,7 +20,11 @@ const PENDING_MS = 60_000;
 const configMaps = (cluster: ClusterPort) => cluster.resource(Kinds.ConfigMap);
 const listClaims = async (cluster: ClusterPort, namespace: string): Promise<KubeObject[]> =>
   (await configMaps(cluster).list(namespace, { labelSelector: `${Labels.role}=${Roles.webhookClaim}` })).items;
-const slotOrder = (claimObject: KubeObject): number => Number(/^webhook-claim-slot-(\d+)$/.exec(claimObject.metadata.name)?.[1] ?? NaN);
+/** A slot claim's number, NaN for any other claim. */
+const slotOrder = ({ metadata: { name } }: KubeObject): number => {
+  const slot = name.startsWith(SLOT_CLAIM_PREFIX) ? name.slice(SLOT_CLAIM_PREFIX.length) : '';
+  return /^\d+$/.test(slot) ? Number(slot) : NaN;
+};
 const newClaim = (webhook: KubeObject, name: string): KubeObject =>
   newObject<KubeObject>(
     Kinds.ConfigMap,

@@ -1,8 +1,8 @@
 // The body of POST /v1/fetch, checked field by field so that every 400 names the field to fix.
-import { load } from 'cheerio';
 import { FetchFailure } from './fetch-failure.js';
 import { FETCH_FORMATS, type FetchFormat, type FetchSettings } from './settings.js';
 import { HINT_KEYWORD, parseHint } from './extract/extraction-hint.js';
+import { selectorProblem } from './extract/selector-check.js';
 import { compileCallerSchema } from './caller-schema.js';
 import { UnsupportedPatternError } from '../schemas/linear-regexp.js';
 import { SchemaTooComplexError } from '../schemas/schema-size.js';
@@ -73,7 +73,7 @@ function checkCallerSchema(schema: Record<string, unknown>): void {
   checkHints(schema, 'schema');
 }
 
-/** Every x-extract hint of the schema parses and its selector is valid CSS. */
+/** Every x-extract hint of the schema parses and its selector is valid CSS that the workers can afford. */
 function checkHints(schema: unknown, path: string): void {
   if (!schema || typeof schema !== 'object') return;
   const s = schema as Record<string, unknown>;
@@ -84,11 +84,8 @@ function checkHints(schema: unknown, path: string): void {
     throw new FetchFailure(400, (err as Error).message);
   }
   if (hint?.selector) {
-    try {
-      load('').root().find(hint.selector);
-    } catch (err) {
-      throw new FetchFailure(400, `${path}.${HINT_KEYWORD}.selector is not a valid CSS selector: ${(err as Error).message}`);
-    }
+    const problem = selectorProblem(hint.selector);
+    if (problem) throw new FetchFailure(400, `${path}.${HINT_KEYWORD}.selector ${problem}`);
   }
   if (s.properties && typeof s.properties === 'object') {
     for (const [name, sub] of Object.entries(s.properties as Record<string, unknown>)) checkHints(sub, `${path}.properties.${name}`);

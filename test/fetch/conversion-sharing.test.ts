@@ -1,6 +1,7 @@
-// The conversion workers are shared between projects: one project's slow pages (here a selector whose
-// cost grows steeply with the nesting depth: minutes on a 12 KB page) never hold every worker against another
-// project's conversion. Real worker threads, real conversions.
+// The conversion workers are shared between projects: one project's slow pages never hold every
+// worker against another project's conversion. Real worker threads, real conversions. The slow page
+// here is a selector whose cost grows steeply with the nesting depth (minutes on a 12 KB page):
+// POST /v1/fetch refuses it (extract/selector-check.ts), but it stands in for any slow conversion.
 import assert from 'node:assert/strict';
 import { ConversionPool, ConversionTimeoutError } from '../../src/fetch/conversion-pool.js';
 import type { ConversionRequest } from '../../src/fetch/convert/convert-document.js';

@@ -97,6 +97,12 @@ describe('POST /v1/fetch formats', function () {
       ['json without schema', { url: 'http://127.0.0.1/', format: 'json' }, /schema is required when format is json/],
       ['invalid JSON Schema', { url: 'http://127.0.0.1/', format: 'json', schema: { type: 'object', properties: { a: { type: 'wat' } } } }, /schema is not a valid JSON Schema/],
       ['bad extraction hint', { url: 'http://127.0.0.1/', format: 'json', schema: { type: 'object', properties: { a: { type: 'string', 'x-extract': { selector: 'p[[' } } } } }, /schema\.properties\.a\.x-extract\.selector is not a valid CSS selector/],
+      ['x-extract selector nesting :has()', { url: 'http://127.0.0.1/', format: 'json', schema: { type: 'object', properties: { a: { type: 'string', 'x-extract': 'div:has(div:has(span))' } } } }, /schema\.properties\.a\.x-extract\.selector nests :has\(\) inside :has\(\)/],
+      [
+        'x-extract selector nesting :has() through :is() and :not(), in array items',
+        { url: 'http://127.0.0.1/', format: 'json', schema: { type: 'array', items: { type: 'object', properties: { b: { type: 'string', 'x-extract': { selector: 'p, li:has(:is(a, :not(b:has(i))))' } } } } } },
+        /schema\.items\.properties\.b\.x-extract\.selector nests :has\(\) inside :has\(\)/,
+      ],
       ['non-boolean flag', { url: 'http://127.0.0.1/', allowRedirects: 'yes' }, /allowRedirects must be a boolean/],
       ['proxies without a configured proxy', { url: 'http://127.0.0.1/', proxies: true }, /no proxy configured \(BROWSERFN_FETCH_PROXY\)/],
       ['body not an object', [1, 2], /Request body must be a JSON object/],
@@ -282,6 +288,21 @@ describe('POST /v1/fetch formats', function () {
         },
       });
       assert.deepEqual(body.content, { headline: 'Steel', grams: 1234.5, features: ['Auto shut-off', 'Limescale filter'] });
+    });
+
+    it('runs a selector with one level of :has(), and several side by side', async () => {
+      const { body } = await api.post({
+        url: `${upstream.url}/listing`,
+        format: 'json',
+        schema: {
+          type: 'object',
+          properties: {
+            italian: { type: 'string', 'x-extract': 'tr:has(td:contains(Italy)) td:first-child' },
+            pricey: { type: 'string', 'x-extract': '.card:has(a[href="/p/3"]):has(.price) h3' },
+          },
+        },
+      });
+      assert.deepEqual(body.content, { italian: 'Rome', pricey: 'Green kettle' });
     });
 
     it('finds arrays of strings under a heading that names the property, and label/value pairs', async () => {

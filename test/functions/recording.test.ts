@@ -25,6 +25,7 @@ defineFn('two-pages', async (ctx, params: { url: string; frames: number }) => {
   const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
   const context = browser.contexts()[0];
   const pageIds: string[] = [];
+  const sizes: [number, number][] = [];
   for (const [index, path] of ['/one', '/two'].entries()) {
     const page = index === 0 ? (context.pages()[0] ?? (await context.newPage())) : await context.newPage();
     await page.goto(params.url + path);
@@ -33,8 +34,9 @@ defineFn('two-pages', async (ctx, params: { url: string; frames: number }) => {
     await page.waitForFunction((n) => (window as any).painted >= n, params.frames, { polling: 100 });
     const cdp = await context.newCDPSession(page);
     pageIds.push(((await cdp.send('Target.getTargetInfo')) as { targetInfo: { targetId: string } }).targetInfo.targetId);
+    sizes.push(await page.evaluate(() => [innerWidth, innerHeight] as [number, number]));
   }
-  return { pageIds };
+  return { pageIds, sizes };
 });
 `;
 
@@ -47,13 +49,13 @@ const PAGE = (title: string) => `<!doctype html><html><head><title>${title}</tit
 </script></body></html>`;
 
 interface Probe {
-  streams: { codec_type: string; nb_read_frames?: string }[];
+  streams: { codec_type: string; nb_read_frames?: string; width?: number; height?: number }[];
   format: { duration?: string };
 }
 
 async function ffprobe(target: string, apiKey?: string): Promise<Probe> {
   const headers = apiKey ? ['-headers', `X-SVC-API-Key: ${apiKey}\r\n`] : [];
-  const { stdout } = await run('ffprobe', ['-v', 'error', ...headers, '-count_frames', '-show_entries', 'stream=codec_type,nb_read_frames:format=duration', '-of', 'json', target], { timeout: 120_000 });
+  const { stdout } = await run('ffprobe', ['-v', 'error', ...headers, '-count_frames', '-show_entries', 'stream=codec_type,nb_read_frames,width,height:format=duration', '-of', 'json', target], { timeout: 120_000 });
   return JSON.parse(stdout) as Probe;
 }
 
@@ -94,7 +96,7 @@ describe('session recording (serve, Chromium, ffmpeg)', function () {
     const fnId = build.builtFunctions![0].id;
     const invocation = await invokeAndWait(svc, fnId, { params: { url: pages.url, frames: 40 } });
     assert.equal(invocation.status, 'COMPLETED', JSON.stringify(invocation.cause));
-    const pageIds = (invocation.results as { pageIds: string[] }).pageIds;
+    const { pageIds, sizes } = invocation.results as { pageIds: string[]; sizes: [number, number][] };
     const sessionId = invocation.sessionId;
     const client = new Browserbase({ apiKey: svc.apiKey, baseURL: svc.url });
 
@@ -125,7 +127,12 @@ describe('session recording (serve, Chromium, ffmpeg)', function () {
         assert.equal(response.headers.get('content-type'), 'video/mp4');
         const file = join(scratch, `${download.pageId}.mp4`);
         writeFileSync(file, Buffer.from(await response.arrayBuffer()));
-        assertVideo(await ffprobe(file), `the MP4 of page ${download.pageId}`);
+        const probe = await ffprobe(file);
+        assertVideo(probe, `the MP4 of page ${download.pageId}`);
+        // The page's own size (none was asked for here), in even pixels: not padded out to another.
+        const [width, height] = sizes[pageIds.indexOf(download.pageId)]!.map((n) => n - (n % 2));
+        const video = probe.streams.find((stream) => stream.codec_type === 'video')!;
+        assert.deepEqual([video.width, video.height], [width, height], `the MP4 of page ${download.pageId} has its page's size`);
       }
     } finally {
       rmSync(scratch, { recursive: true, force: true });

@@ -20,6 +20,11 @@ async function jpeg(dir: string, color: string): Promise<Buffer> {
   return readFileSync(file);
 }
 
+async function videoDimensions(file: string): Promise<string> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=width,height', '-of', 'csv=p=0:s=x', file]);
+  return stdout.trim();
+}
+
 async function probe(file: string): Promise<{ duration: number; frames: number }> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-count_frames', '-show_entries', 'stream=nb_read_frames:format=duration', '-of', 'json', file]);
   const parsed = JSON.parse(stdout) as { streams: { nb_read_frames: string }[]; format: { duration: string } };
@@ -84,7 +89,7 @@ describe('recording: frame encoder and cap fitting (ffmpeg)', function () {
         return method === 'Page.captureScreenshot' ? { data: shot } : {};
       },
     });
-    const capture = new ScreencastCapture({ ffmpegPath: '/usr/bin/ffmpeg', dir, width: 320, height: 240, accepting: () => true, onFailure: () => undefined });
+    const capture = new ScreencastCapture({ ffmpegPath: '/usr/bin/ffmpeg', dir, maxSize: { width: 320, height: 240 }, accepting: () => true, onFailure: () => undefined });
     const [visited, painted, blank] = [page('VISITED'), page('PAINTED'), page('BLANK')];
     for (const target of [visited, painted, blank]) await capture.attach(target);
     const navigated = (target: PageTarget, url: string) => capture.onPageEvent(target, 'Page.frameNavigated', { frame: { url } });
@@ -97,7 +102,7 @@ describe('recording: frame encoder and cap fitting (ffmpeg)', function () {
     sent.length = 0;
 
     await capture.paintUnpainted();
-    assert.deepEqual(sent, ['VISITED Page.captureScreenshot'], 'only the page that navigated and never painted is shot');
+    assert.deepEqual(sent, ['VISITED Page.getLayoutMetrics', 'VISITED Page.captureScreenshot'], 'only the page that navigated and never painted is shot');
     const pages = await capture.finish(Date.now() + 1000);
     assert.deepEqual(pages.map((p) => p.pageId).sort(), ['PAINTED', 'VISITED']);
     const short = pages.find((p) => p.pageId === 'VISITED')!;
@@ -112,5 +117,36 @@ describe('recording: frame encoder and cap fitting (ffmpeg)', function () {
     const encoded = await encoder.finish(Date.now() + 1000);
     assert.deepEqual(encoded, { segments: [], mp4: false });
     assert.match(encoder.failure ?? '', /ffmpeg could not run .*no-ffmpeg.*ENOENT/);
+  });
+
+  it("gives each page's video its page's shape, from its first frame or its size at the screenshot, within the largest size", async () => {
+    const frame = (await jpeg(dir, 'blue')).toString('base64');
+    const page = (targetId: string): PageTarget => ({
+      targetId,
+      sessionId: `session-${targetId}`,
+      send: async (method) => {
+        if (method === 'Page.getLayoutMetrics') return { cssVisualViewport: { clientWidth: 400, clientHeight: 300 } };
+        return method === 'Page.captureScreenshot' ? { data: frame } : {};
+      },
+    });
+    const capture = new ScreencastCapture({ ffmpegPath: '/usr/bin/ffmpeg', dir, maxSize: { width: 1280, height: 720 }, accepting: () => true, onFailure: () => undefined });
+    // Chromium's default window (no viewport asked), a window larger than the largest video, and a page only shot at the end.
+    const [small, large, shot] = [page('SMALL'), page('LARGE'), page('SHOT')];
+    for (const target of [small, large, shot]) {
+      await capture.attach(target);
+      capture.onPageEvent(target, 'Page.frameNavigated', { frame: { url: 'http://example.test/' } });
+    }
+    const now = Date.now() / 1000;
+    capture.onPageEvent(small, 'Page.screencastFrame', { data: frame, sessionId: 1, metadata: { timestamp: now, deviceWidth: 780, deviceHeight: 493 } });
+    capture.onPageEvent(large, 'Page.screencastFrame', { data: frame, sessionId: 2, metadata: { timestamp: now, deviceWidth: 1920, deviceHeight: 1113 } });
+    await capture.paintUnpainted();
+    const pages = await capture.finish(Date.now() + 1000);
+    const sizes: Record<string, string> = {};
+    for (const captured of pages) {
+      assert.equal(captured.failure, undefined);
+      sizes[captured.pageId] = await videoDimensions(join(captured.dir, 'page.mp4'));
+    }
+    // Even pixels (H.264): 493 rows become 492; 1920x1113 scaled to 720 rows keeps its shape.
+    assert.deepEqual(sizes, { SMALL: '780x492', LARGE: '1242x720', SHOT: '400x300' });
   });
 });

@@ -23,15 +23,13 @@ import type { PageInstrument } from './page-instrument.js';
 const FINISH_RESERVE = 0.1;
 const MEASURE_EVERY_MS = 1000;
 const MARKER_RESERVE = 1024;
-/** Video at most this size; smaller windows keep their own. */
+/** Video at most this size; smaller pages keep their own. */
 const MAX_VIDEO = { width: 1280, height: 720 };
-const HEADLESS_WINDOW = { width: 800, height: 600 };
 
 export interface RecordingOptions {
   ffmpegPath: string;
   dir: string;
   maxBytes: number;
-  viewport?: { width: number; height: number };
   /** A line for the pod's log (why there is no video, where the cap cut). */
   log: (message: string, fields?: Record<string, unknown>) => void;
 }
@@ -59,7 +57,7 @@ export class SessionRecording {
     this.#screencast = new ScreencastCapture({
       ffmpegPath: options.ffmpegPath,
       dir: options.dir,
-      ...videoSize(options.viewport ?? HEADLESS_WINDOW),
+      maxSize: MAX_VIDEO,
       accepting: () => this.#withinBudget(0),
       onFailure: (why) => this.#noVideo(why),
     });
@@ -137,10 +135,4 @@ export class SessionRecording {
     this.#rrweb.markCut(TRUNCATED_EVENT_TAG, { maxBytes: this.#maxBytes }, atMs, last?.pageId ?? '');
     this.options.log('session recording: cut at its size cap (BROWSERFN_RECORDING_MAX_MB)', { maxBytes: this.#maxBytes, atMs });
   }
-}
-
-function videoSize(window: { width: number; height: number }): { width: number; height: number } {
-  const scale = Math.min(1, MAX_VIDEO.width / window.width, MAX_VIDEO.height / window.height);
-  const even = (n: number) => Math.max(2, Math.floor((n * scale) / 2) * 2);
-  return { width: even(window.width), height: even(window.height) };
 }

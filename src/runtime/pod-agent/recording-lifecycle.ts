@@ -17,7 +17,6 @@ export function prepareRecording(settings: AgentSettings, recorder: SessionRecor
     ffmpegPath: settings.ffmpegPath,
     dir: join(settings.podDir, 'recording'),
     maxBytes: DEFAULT_RECORDING_MAX_BYTES,
-    viewport: settings.viewport,
     log: (message, fields) => log.warn(fields ?? {}, message),
   });
   for (const instrument of recording.instruments) recorder.addInstrument(instrument);

@@ -66,6 +66,11 @@ export interface PodMemorySettings {
   limitMiB: number;
   /** Size limit of its /dev/shm (BROWSERFN_POD_SHM_MB), at most the memory limit. */
   shmMiB: number;
+  /**
+   * Size limit of each of its folders on disk, /work and /tmp (BROWSERFN_POD_DISK_MB): a pod that
+   * writes more is evicted, as the kubelet does (docs/pod-memory.md).
+   */
+  diskMiB: number;
 }
 
 /**
@@ -250,7 +255,8 @@ function podMemoryFrom(env: NodeJS.ProcessEnv): PodMemorySettings {
   const limitMiB = intValue(env.BROWSERFN_POD_MEMORY_MB, 'BROWSERFN_POD_MEMORY_MB', 2048, 64, 1024 * 1024);
   const shmMiB = intValue(env.BROWSERFN_POD_SHM_MB, 'BROWSERFN_POD_SHM_MB', Math.min(512, limitMiB), 1, 1024 * 1024);
   if (shmMiB > limitMiB) throw new Error(`BROWSERFN_POD_SHM_MB (${shmMiB}) must not exceed BROWSERFN_POD_MEMORY_MB (${limitMiB}): /dev/shm counts against the pod's memory`);
-  return { limitMiB, shmMiB };
+  const diskMiB = intValue(env.BROWSERFN_POD_DISK_MB, 'BROWSERFN_POD_DISK_MB', 2048, 16, 1024 * 1024);
+  return { limitMiB, shmMiB, diskMiB };
 }
 
 function warmPoolFrom(env: NodeJS.ProcessEnv): WarmPoolSettings {

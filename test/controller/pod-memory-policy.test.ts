@@ -7,20 +7,13 @@ import { browserPod, browserPodFor } from '../../src/controller/pods/templates.j
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes } from '../../src/runtime/node-agent/pod-memory.js';
 import { loadSettings } from '../../src/config/settings.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
-import type { InvocationObject } from '../../src/schemas/resources.js';
 import type { PodObject } from '../../src/schemas/pod.js';
+import { podTemplates, runningInvocation, T0 } from '../support/pod-fixtures.js';
 import type { InvocationOutcome } from '../../src/schemas/reports.js';
 
 const MiB = 1024 * 1024;
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const inv = {
-  apiVersion: 'browserfn.dev/v1alpha1',
-  kind: 'Invocation',
-  metadata: { name: 'inv-1', namespace: 'p', uid: 'uid-inv-1', creationTimestamp: '2026-01-01T00:00:00Z' },
-  spec: { functionName: 'f', functionUid: 'fu', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: {}, timeoutSeconds: 60, sessionId: 's' },
-  status: { phase: 'RUNNING', podName: 'inv-1-a1', attempts: 1, startedAt: '2026-01-01T00:00:00.000Z' },
-} as InvocationObject;
-const templates = { controlUrl: 'http://cp', podTokenSecret: 'secret', image: 'img', nodeName: 'local' };
+const inv = runningInvocation;
+const templates = podTemplates;
 const defaults = { containerLimitBytes: 2048 * MiB, shmBytes: 512 * MiB };
 const shmMounts = (pod: PodObject) => pod.spec.containers.map((c) => c.volumeMounts?.find((m) => m.mountPath === '/dev/shm')?.name);
 
@@ -139,8 +132,8 @@ describe('browser pod memory', () => {
 
   it('reads BROWSERFN_POD_MEMORY_MB and BROWSERFN_POD_SHM_MB, refusing a /dev/shm larger than the limit', () => {
     const settings = (env: Record<string, string>) => loadSettings({ dataDir: '/tmp/browserfn-settings-test', env: { BROWSERFN_POD_TOKEN_SECRET: 'x', BROWSERFN_API_KEY: 'k', ...env } }).podMemory;
-    assert.deepEqual(settings({}), { limitMiB: 2048, shmMiB: 512 });
-    assert.deepEqual(settings({ BROWSERFN_POD_MEMORY_MB: '256' }), { limitMiB: 256, shmMiB: 256 });
+    assert.deepEqual(settings({}), { limitMiB: 2048, shmMiB: 512, diskMiB: 2048 });
+    assert.deepEqual(settings({ BROWSERFN_POD_MEMORY_MB: '256' }), { limitMiB: 256, shmMiB: 256, diskMiB: 2048 });
     assert.throws(() => settings({ BROWSERFN_POD_MEMORY_MB: '256', BROWSERFN_POD_SHM_MB: '512' }), /must not exceed BROWSERFN_POD_MEMORY_MB/);
   });
 });

@@ -25,6 +25,8 @@ export interface PodTemplateSettings {
   chromiumSidecar?: boolean;
   /** A browser pod's memory limit and the size of its /dev/shm (quantities; unset: DEFAULT_BROWSER_MEMORY). */
   browserMemory?: BrowserMemory;
+  /** sizeLimit of each of a browser pod's folders on disk, /work and /tmp (a quantity; unset: DEFAULT_BROWSER_DISK). */
+  browserDisk?: string;
 }
 
 export interface BrowserMemory {
@@ -35,6 +37,9 @@ export interface BrowserMemory {
 }
 
 export const DEFAULT_BROWSER_MEMORY: BrowserMemory = { limit: '2Gi', shm: '512Mi' };
+export const DEFAULT_BROWSER_DISK = '2Gi';
+/** A build's folders hold the project's node_modules. */
+const BUILD_DISK = '4Gi';
 const DEFAULT_BROWSER_REQUEST = '512Mi';
 export const SHM_VOLUME = 'dshm';
 
@@ -76,9 +81,10 @@ export function browserPodFor(
   const shm = smaller(memory.shm, limit);
   const viewport = viewportValue(launch);
   const env = viewport ? [...extraEnv, { name: PodEnv.viewport, value: viewport }] : extraEnv;
-  if (!settings.chromiumSidecar) return withShm(podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources), shm);
+  const disk = settings.browserDisk ?? DEFAULT_BROWSER_DISK;
+  if (!settings.chromiumSidecar) return withShm(podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources, disk), shm);
   const cdpPort = { name: PodEnv.cdpPort, value: SIDECAR_CDP_PORT };
-  const pod = podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, [...env, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
+  const pod = podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, [...env, cdpPort], labels, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } }, disk);
   const agent = pod.spec.containers[0];
   pod.spec.containers.unshift({
     name: 'chromium',
@@ -116,7 +122,7 @@ export function buildPod(build: BuildObject, settings: PodTemplateSettings): Pod
   const env = Object.entries(settings.buildPodEnv ?? {}).map(([name, value]) => ({ name, value }));
   return podFor(build, buildPodName(build), 'build-agent', Roles.buildPod, 15 * 60, settings, env, {
     [Labels.buildName]: build.metadata.name,
-  }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+  }, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } }, BUILD_DISK);
 }
 
 function podFor(
@@ -129,6 +135,8 @@ function podFor(
   extraEnv: EnvVar[],
   labels: Record<string, string>,
   resources: Container['resources'],
+  /** sizeLimit of each of the pod's folders: past it the kubelet (or the node agent) evicts the pod. */
+  diskSizeLimit: string,
 ): PodObject {
   const namespace = owner.metadata.namespace!;
   return newObject<PodObject>(Kinds.Pod, { name, namespace, labels: { ...labels, [Labels.role]: role }, ownerReferences: [ownerReferenceTo(owner)] }, {
@@ -159,7 +167,10 @@ function podFor(
           volumeMounts: [{ name: 'work', mountPath: '/work' }, { name: 'tmp', mountPath: '/tmp' }],
         },
       ],
-      volumes: [{ name: 'work', emptyDir: {} }, { name: 'tmp', emptyDir: {} }],
+      volumes: [
+        { name: 'work', emptyDir: { sizeLimit: diskSizeLimit } },
+        { name: 'tmp', emptyDir: { sizeLimit: diskSizeLimit } },
+      ],
     },
   });
 }

@@ -7,6 +7,7 @@ import { isTerminal, sessionClosing } from '../../functions/invocations.js';
 import { isoAt } from '../runtime/clock.js';
 import { POD_GRACE_SECONDS, SESSION_CLOSE_GRACE_MS } from '../../schemas/deadlines.js';
 import { outOfMemoryCause } from './out-of-memory.js';
+import { diskLimitCause } from './disk-limit.js';
 
 /** A pod lost before it reported is started again until the invocation has had this many attempts. */
 export const MAX_ATTEMPTS = 2;
@@ -53,8 +54,8 @@ export function nextInvocationStep({ inv, pod, report, closing, now }: Invocatio
     if (inv.status?.podName && inv.status.phase === 'RUNNING') return podLost(inv, 'its browser pod was deleted before it reported', now);
     return { action: 'admit' };
   }
-  const outOfMemory = isPodTerminal(pod) ? outOfMemoryCause(pod) : undefined;
-  if (outOfMemory) return { action: 'finish', phase: 'FAILED', status: { cause: outOfMemory, endedAt: isoAt(now) } };
+  const pastLimit = isPodTerminal(pod) ? (outOfMemoryCause(pod) ?? diskLimitCause(pod)) : undefined;
+  if (pastLimit) return { action: 'finish', phase: 'FAILED', status: { cause: pastLimit, endedAt: isoAt(now) } };
   if (isPodTerminal(pod)) return podLost(inv, `its browser pod ended (${pod.status?.reason ?? pod.status?.phase}) without reporting`, now);
   if (pod.status?.phase === 'Running' && inv.status?.phase !== 'RUNNING') {
     const status = { phase: 'RUNNING' as const, startedAt: isoAt(now), expiresAt: isoAt(now + inv.spec.timeoutSeconds * 1000) };

@@ -8,7 +8,8 @@
 // host's network gets a loopback address of its own (pod-addresses.ts), a sandboxed pod's /etc/hosts
 // resolves the Service names it is given (service-hosts.ts), and Ready follows the readiness
 // probes (readiness.ts). Each pod's memory is bounded by a cgroup of its own where the machine lets
-// the agent make one (memory-cgroups.ts), and a pod out of memory ends OOMKilled (pod-memory.ts).
+// the agent make one (memory-cgroups.ts), and a pod out of memory ends OOMKilled (pod-memory.ts);
+// a pod whose folder holds more than its volume's sizeLimit is evicted (pod-disk.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,8 @@ import type { MemoryCgroups, PodMemoryCgroup } from './memory-cgroups.js';
 import { OomWatch } from './oom-watch.js';
 import { agentMains, isAgentCommand } from './agent-mains.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
+import { evictedStatus, limitedFolders, type LimitedFolder } from './pod-disk.js';
+import { DiskWatch } from './disk-watch.js';
 import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
 import { PodEnv } from '../../schemas/pod-env.js';
 
@@ -90,6 +93,8 @@ interface LocalPod {
   /** Its memory cgroup, and whether it ran out of memory. */
   memory?: PodMemoryCgroup;
   outOfMemory?: boolean;
+  /** The folder that held more than its sizeLimit, for which the pod was evicted. */
+  evictedFor?: LimitedFolder;
 }
 
 /** How long Service changes are gathered before the pods' /etc/hosts are written again. */
@@ -114,6 +119,7 @@ export class NodeAgent {
   private readonly addresses = new PodAddresses();
   private hostsRefresh?: NodeJS.Timeout;
   private readonly oomWatch = new OomWatch();
+  private readonly diskWatch = new DiskWatch();
   /** `browserfn pod-agent` and `browserfn build-agent` run without the CLI around them, for speed. */
   private readonly agentMains = agentMains();
 
@@ -275,6 +281,11 @@ export class NodeAgent {
       keep(`the pod could not start: ${(err as Error).message}`);
     }
     local.exited = local.processes?.exited ?? Promise.resolve(pod.spec.containers.map(() => 127));
+    this.diskWatch.watch(local, limitedFolders(pod, volumes), (folder) => {
+      local.evictedFor = folder;
+      this.options.log.warn({ pod: key, volume: folder.name, sizeLimit: folder.sizeLimit }, 'pod wrote past a folder\'s size limit; evicted');
+      local.processes?.kill();
+    });
     this.options.log.debug({ pod: key, pids: local.processes?.pids, sandboxed: Boolean(sandbox), uid }, 'pod started');
     const running: PodStatus = { phase: 'Running', startTime: new Date().toISOString(), podIP, podIPs: podIP ? [{ ip: podIP }] : undefined, conditions: [condition('Ready', false)] };
     void this.setStatus(pod, running).then(async () => {
@@ -284,6 +295,7 @@ export class NodeAgent {
     void local.exited.then(async (codes) => {
       this.finished.add(pod.metadata.uid ?? '');
       this.local.delete(key);
+      this.diskWatch.unwatch(local);
       local.timers.forEach(clearTimeout);
       if (podIP) this.addresses.release(podIP);
       // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
@@ -294,13 +306,13 @@ export class NodeAgent {
       await this.releaseMemory(local, key);
       if (local.stopping) return;
       const ok = codes.every((code) => code === 0);
-      const status: PodStatus = local.outOfMemory ? { ...outOfMemoryStatus(pod, local.memory!.limitBytes), conditions: [condition('Ready', false)] } : {
+      const ended: PodStatus = local.outOfMemory ? outOfMemoryStatus(pod, local.memory!.limitBytes) : local.evictedFor ? evictedStatus(pod, local.evictedFor) : {
         phase: ok ? 'Succeeded' : 'Failed',
         reason: ok ? 'Completed' : 'Error',
         message: ok ? undefined : lastLines(local.output),
-        conditions: [condition('Ready', false)],
         containerStatuses: pod.spec.containers.map((c, i) => ({ name: c.name, state: { terminated: { exitCode: codes[i] ?? 1 } } })),
       };
+      const status: PodStatus = { ...ended, conditions: [condition('Ready', false)] };
       this.options.log.debug({ pod: key, codes }, 'pod exited');
       const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
       if (fresh && fresh.metadata.uid === pod.metadata.uid) await this.setStatus(fresh, { ...fresh.status, ...status });

@@ -97,6 +97,12 @@ for name in "${renders[@]}"; do
   else pass; fi
 done
 
+# The operator's proxy for browsers comes from the Secret named, into the API and the operator, never in plain text.
+proxy_refs="$(grep -c 'name: BROWSERFN_BROWSER_PROXY$' "$WORK/values-full.yaml")"
+if [[ "$proxy_refs" == 2 ]] && grep -q 'secretKeyRef: { name: browserfn-browser-proxy, key: url }' "$WORK/values-full.yaml" &&
+  ! grep -q 'BROWSERFN_BROWSER_PROXY' "$WORK/default.yaml"; then pass
+else fail "the values-full render does not read BROWSERFN_BROWSER_PROXY from its Secret in the API and the operator (found it $proxy_refs times), or the default render names it"; fi
+
 # --- 4. kubeconform against the server's own schemas and our CRDs'
 server_version="$(kubectl version -o json 2>/dev/null | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).serverVersion.gitVersion))')"
 crds_hash="$(cat "$ROOT"/crds/*.yaml "$HERE/kube-schemas.ts" | sha256sum | cut -c1-16)"

@@ -126,6 +126,8 @@ export interface Settings {
   maxArtifactBytes: number;
   /** Every file of one session's recording together (BROWSERFN_RECORDING_MAX_MB; docs/recording.md). */
   recordingMaxBytes: number;
+  /** The operator's proxy for browsers whose session asks for it (BROWSERFN_BROWSER_PROXY; docs/runtime.md, "Session proxies"); unset: such invocations are refused. */
+  browserProxy?: string;
   /** Budget of the node agent's cache of verified artifacts, by sha256, under the data dir (BROWSERFN_ARTIFACT_CACHE_BYTES; 0: no cache). */
   artifactCacheBytes: number;
   /**
@@ -214,6 +216,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     podMaxProcesses: intValue(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
     maxArchiveBytes: intValue(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', DEFAULT_MAX_ARCHIVE_BYTES, 1024, 1024 * MiB),
     maxArtifactBytes,
+    browserProxy: browserProxyFrom(env.BROWSERFN_BROWSER_PROXY),
     recordingMaxBytes: Math.round(numberValue(env.BROWSERFN_RECORDING_MAX_MB, 'BROWSERFN_RECORDING_MAX_MB', DEFAULT_RECORDING_MAX_BYTES / MiB, 0.01, 64 * 1024) * MiB),
     artifactCacheBytes: intValue(env.BROWSERFN_ARTIFACT_CACHE_BYTES, 'BROWSERFN_ARTIFACT_CACHE_BYTES', DEFAULT_ARTIFACT_CACHE_BYTES, 0, Number.MAX_SAFE_INTEGER),
     featureEnv: {
@@ -249,6 +252,23 @@ function leaseFrom(env: NodeJS.ProcessEnv): LeaseSettings {
     throw new Error(`BROWSERFN_LEASE_RETRY_PERIOD_SECONDS (${retryPeriodSeconds}) must be below BROWSERFN_LEASE_RENEW_DEADLINE_SECONDS (${renewDeadlineSeconds})`);
   }
   return { durationSeconds, renewDeadlineSeconds, retryPeriodSeconds };
+}
+
+/** The protocols the pods' session proxy can send on to (as for a session's own proxies, src/schemas/session-proxies.ts). */
+const BROWSER_PROXY_PROTOCOLS = ['http:', 'https:', 'socks4:', 'socks5:'];
+
+/** Never echoes the value: it holds the proxy's credentials. */
+function browserProxyFrom(raw: string | undefined): string | undefined {
+  if (!raw?.trim()) return undefined;
+  const problem = 'BROWSERFN_BROWSER_PROXY must be a proxy URL such as http://user:pass@proxy:3128 (http, https, socks4 or socks5)';
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`${problem}; it is not a URL`);
+  }
+  if (!BROWSER_PROXY_PROTOCOLS.includes(url.protocol) || !url.hostname) throw new Error(`${problem}; it is ${url.protocol}//${url.hostname}`);
+  return url.href.replace(/\/$/, '');
 }
 
 function podMemoryFrom(env: NodeJS.ProcessEnv): PodMemorySettings {

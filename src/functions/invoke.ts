@@ -8,6 +8,7 @@ import { busy, conflict, invalid } from '../domain/errors.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
+import { proxyRoutes, usesOperatorProxy } from '../schemas/session-proxies.js';
 import { PatternBudgetError, withPatternBudget } from '../schemas/linear-regexp.js';
 import { compileParametersSchema, type UncheckableSchema } from '../schemas/parameters-schema.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
@@ -40,13 +41,16 @@ const PARAMS_PATTERN_BUDGET = 100_000_000;
 /** How long a caller refused for a full queue is asked to wait. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
 
-export interface InvokeQueue {
+/** What of the server's settings and state an invoke is checked against. */
+export interface InvokeContext {
   /** Invocations one project may have waiting (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT). */
   maxQueuedPerProject: number;
   waiting: WaitingInvocations;
+  /** Whether the operator set a proxy for browsers (BROWSERFN_BROWSER_PROXY), which `proxies: true` asks for. */
+  operatorProxy: boolean;
 }
 
-export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest, queue: InvokeQueue): Promise<InvocationObject> {
+export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, request: InvokeRequest, context: InvokeContext): Promise<InvocationObject> {
   const version = fn.spec.version;
   if (!version) throw conflict(`Function ${fn.metadata.uid} has no published version yet; publish it first`);
 
@@ -69,8 +73,11 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
   if (overrideErrors.length) throw invalid(`Invalid sessionCreateParams: ${overrideErrors.join('; ')}`);
   const sessionConfig = deepMergeSessionConfig(version.sessionConfig ?? {}, overrides);
   const timeoutSeconds = typeof sessionConfig.timeout === 'number' ? sessionConfig.timeout : TIMEOUT_BOUNDS.default;
+  if (!context.operatorProxy && usesOperatorProxy(proxyRoutes(sessionConfig))) {
+    throw invalid('The session asks for the operator\'s proxy (proxies: true, or an entry of type "browserbase"), and this server has none (BROWSERFN_BROWSER_PROXY); give your own with type "external" and a server, or leave proxies out');
+  }
 
-  await assertRoomInQueue(queue, fn.metadata.namespace!);
+  await assertRoomInQueue(context, fn.metadata.namespace!);
   const sessionId = randomUUID();
   const created = await cluster.resource<InvocationObject>(Kinds.Invocation).create({
     apiVersion: 'browserfn.dev/v1alpha1',
@@ -93,7 +100,7 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
       sessionId,
     },
   });
-  queue.waiting.created(created);
+  context.waiting.created(created);
   return created;
 }
 
@@ -126,7 +133,7 @@ function matchesWithinBudget(validate: ValidateFunction, params: unknown): boole
 }
 
 /** Waiting invocations are counted when one is asked for: a burst may pass the cap by the requests in flight, no more. */
-async function assertRoomInQueue({ waiting, maxQueuedPerProject }: InvokeQueue, project: string): Promise<void> {
+async function assertRoomInQueue({ waiting, maxQueuedPerProject }: InvokeContext, project: string): Promise<void> {
   const queued = await waiting.count(project);
   if (queued >= maxQueuedPerProject) {
     throw busy(`This project has ${queued} invocations waiting to start, the most it may have (BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT=${maxQueuedPerProject}); try again when some have started`, QUEUE_FULL_RETRY_AFTER_SECONDS);

@@ -3,6 +3,7 @@ import type { KubeObject } from '../cluster/objects.js';
 import type { BuildObject, FunctionObject, FunctionVersionSpec, InvocationObject } from '../schemas/resources.js';
 import { BUILD_TIMEOUT_MS, POD_GRACE_SECONDS } from '../schemas/deadlines.js';
 import { REGION } from './region.js';
+import { withoutProxyPasswords } from '../schemas/session-proxies.js';
 
 const created = (obj: KubeObject): string => obj.metadata.annotations?.['browserfn.dev/created-at'] ?? obj.metadata.creationTimestamp ?? '';
 const latest = (...times: (string | undefined)[]): string => times.filter((t): t is string => !!t).sort().at(-1) ?? '';
@@ -26,7 +27,7 @@ export function versionView(fn: { uid: string; namespace: string }, version: Fun
     functionId: fn.uid,
     functionBuildId: buildUid ?? version.buildName ?? null,
     version: version.number,
-    sessionCreateParams: version.sessionConfig ?? {},
+    sessionCreateParams: withoutProxyPasswords(version.sessionConfig ?? {}),
     userParamsSchema: version.parametersSchema ?? null,
     createdAt: version.createdAt,
     updatedAt: version.createdAt,

@@ -3,16 +3,21 @@
 // Settings the browser does not launch with (userMetadata, timeouts, keepAlive) never split pools.
 import { createHash } from 'node:crypto';
 import type { LaunchShape, PodResources } from './resources.js';
+import { proxyRoutes } from './session-proxies.js';
 
 export function launchShapeOf(sessionConfig: Record<string, unknown> | undefined): LaunchShape {
   const viewport = (sessionConfig?.browserSettings as { viewport?: { width?: number; height?: number } } | undefined)?.viewport;
-  return viewport?.width && viewport.height ? { viewport: { width: viewport.width, height: viewport.height } } : {};
+  return {
+    ...(viewport?.width && viewport.height ? { viewport: { width: viewport.width, height: viewport.height } } : {}),
+    ...(proxyRoutes(sessionConfig).length > 0 ? { proxied: true } : {}),
+  };
 }
 
 /** A label-safe digest of a launch shape (and a member's resources and preloaded packages): equal launches, equal hashes. */
 export function launchHash(shape: LaunchShape, resources?: PodResources, preload?: string[], preloadArtifact?: string): string {
   const canonical = JSON.stringify({
     viewport: shape.viewport ? [shape.viewport.width, shape.viewport.height] : null,
+    ...(shape.proxied ? { proxied: true } : {}),
     resources: resources ? [resources.requests?.cpu ?? null, resources.requests?.memory ?? null, resources.limits?.memory ?? null] : null,
     // Only when set, so pools that name none keep the hashes their members were made with.
     ...(preload ? { preload: [...preload].sort() } : {}),

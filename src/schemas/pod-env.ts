@@ -10,6 +10,11 @@ export const PodEnv = {
   podDir: 'BROWSERFN_POD_DIR',
   /** The browser window size (WIDTHxHEIGHT), so Chromium starts before the invocation is known. */
   viewport: 'BROWSERFN_VIEWPORT',
+  /**
+   * The session takes proxies: the agent's session proxy listens on this port of the pod's loopback
+   * (0: any free one, for a Chromium the agent launches itself) and Chromium goes through it.
+   */
+  proxyPort: 'BROWSERFN_PROXY_PORT',
   /** Chromium runs as a sidecar container listening on this port; unset: the agent launches it. */
   cdpPort: 'BROWSERFN_CDP_PORT',
   /** The sha256 the agent checks its artifact against, whoever hands it over. */

@@ -108,6 +108,8 @@ export interface InvocationInput {
   artifactSha256?: string;
   /** The artifact itself, base64, when it comes with a pool member's assignment (small artifacts only). */
   artifactBase64?: string;
+  /** The operator's proxy, with its credentials, when the session's proxies ask for it (session-proxies.ts). */
+  browserProxy?: string;
 }
 
 const logEntry = {

@@ -107,6 +107,8 @@ export type InvocationObject = KubeObject & { spec: InvocationSpec; status?: Inv
 /** What changes how a browser is launched; an invocation runs on a pool member launched the same way. */
 export interface LaunchShape {
   viewport?: { width: number; height: number };
+  /** The session takes proxies: the browser goes through its pod's session proxy (session-proxies.ts). Pools never launch so. */
+  proxied?: boolean;
 }
 
 export interface PodResources {

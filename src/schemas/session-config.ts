@@ -3,6 +3,7 @@
 // inside browserSettings unknown keys pass (the upstream API keeps adding settings), known ones are
 // type-checked.
 import { Ajv, type ErrorObject } from 'ajv';
+import { proxyProblems } from './session-proxies.js';
 
 export interface SessionBrowserSettings {
   context?: { id: string; persist?: boolean };
@@ -17,8 +18,9 @@ export interface SessionBrowserSettings {
   [setting: string]: unknown;
 }
 
+/** One entry of `proxies` (session-proxies.ts says how they route). */
 export interface SessionProxy {
-  type?: 'browserbase' | 'external';
+  type: 'browserbase' | 'external' | 'none';
   [field: string]: unknown;
 }
 
@@ -79,9 +81,10 @@ export const sessionConfigSchema = {
           type: 'array',
           items: {
             type: 'object',
-            additionalProperties: true,
+            additionalProperties: false,
+            required: ['type'],
             properties: {
-              type: { enum: ['browserbase', 'external'] },
+              type: { enum: ['browserbase', 'external', 'none'] },
               server: { type: 'string' },
               username: { type: 'string' },
               password: { type: 'string' },
@@ -105,7 +108,7 @@ const validate = ajv.compile(sessionConfigSchema);
 
 /** Readable problems with a session config (`browserSettings.verified must be boolean`); empty when valid. */
 export function validateSessionConfig(value: unknown): string[] {
-  if (validate(value)) return [];
+  if (validate(value)) return proxyProblems(value as Record<string, unknown>);
   return dedupe((validate.errors ?? []).filter((e) => e.keyword !== 'oneOf').map(describeError));
 }
 

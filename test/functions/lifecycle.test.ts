@@ -139,7 +139,7 @@ describe('functions end to end (embedded)', function () {
     assert.deepEqual(version.body.userParamsSchema.required, ['url']);
   });
 
-  it('validates invoke input: schema, size, per-invocation region/keepAlive and timeout bounds', async () => {
+  it('validates invoke input: schema, size, per-invocation region/keepAlive, timeout bounds and proxies', async () => {
     const bad = async (body: unknown, pattern: RegExp) => {
       const res = await svc.request('POST', `/v1/functions/${titleFnId}/invoke`, body);
       assert.equal(res.status, 400, JSON.stringify(res.body));
@@ -154,6 +154,10 @@ describe('functions end to end (embedded)', function () {
     await bad({ params: { url: 'x' }, sessionCreateParams: { keepAlive: true } }, /keepAlive cannot be set per invocation/);
     await bad({ params: { url: 'x' }, sessionCreateParams: { timeout: 30 } }, /timeout must be an integer .* 60 to 900/);
     await bad({ params: { url: 'x' }, sessionCreateParams: { timeout: 901 } }, /timeout/);
+    // This server has no proxy for browsers (BROWSERFN_BROWSER_PROXY), which proxies: true asks for.
+    await bad({ params: { url: 'x' }, sessionCreateParams: { proxies: true } }, /asks for the operator's proxy .* this server has none \(BROWSERFN_BROWSER_PROXY\)/);
+    await bad({ params: { url: 'x' }, sessionCreateParams: { proxies: [{ type: 'none', domainPattern: 'a\\.example' }, { type: 'browserbase' }] } }, /BROWSERFN_BROWSER_PROXY/);
+    await bad({ params: { url: 'x' }, sessionCreateParams: { proxies: [{ type: 'external', server: 'ftp://p:21' }] } }, /proxies\.0\.server must be a proxy address/);
     await bad({ params: 'nope' }, /params must be object/);
     await bad({ unknown: 1 }, /unknown property "unknown"/);
     const malformed = await svc.request('POST', `/v1/functions/${titleFnId}/invoke`, '{"params":', { 'content-type': 'application/json' });

@@ -15,7 +15,12 @@ describe('session config schema', () => {
           extensionId: 'ext-1',
           someFutureSetting: { nested: 1 },
         },
-        proxies: [{ type: 'browserbase', geolocation: { country: 'US' } }, { type: 'external', server: 'http://proxy:8080' }],
+        proxies: [
+          { type: 'browserbase', domainPattern: '.*\\.gov' },
+          { type: 'external', server: 'http://proxy:8080', username: 'u', password: 'p' },
+          { type: 'external', server: 'socks5://10.0.0.2:1080', domainPattern: 'example\\.(com|org)' },
+          { type: 'none' },
+        ],
         extensionId: 'ext-2',
         userMetadata: { team: 'growth' },
         timeout: 900,
@@ -53,6 +58,32 @@ describe('session config schema', () => {
     assert.deepEqual(validateSessionConfig({ timeout: 901 }), ['timeout must be <= 900']);
     assert.deepEqual(validateSessionConfig({ timeout: 90.5 }), ['timeout must be integer']);
     assert.deepEqual(validateSessionConfig('fast'), ['sessionConfig must be object']);
+  });
+
+  it("names what is wrong with a proxy entry: its server, pattern, fields of another type, a location the operator's proxy cannot give", () => {
+    const problems = validateSessionConfig({
+      proxies: [
+        { type: 'external' },
+        { type: 'external', server: 'ftp://proxy:21' },
+        { type: 'external', server: 'http://proxy:8080/path' },
+        { type: 'none', server: 'http://proxy:8080' },
+        { type: 'browserbase', geolocation: { country: 'US' } },
+        { type: 'external', server: 'proxy:3128', domainPattern: '(a+)\\1' },
+      ],
+    });
+    assert.match(problems.pop() ?? '', /^proxies\.5\.domainPattern is not a usable regular expression: pattern "\(a\+\)\\+1" uses a backreference/);
+    assert.deepEqual(
+      problems,
+      [
+        'proxies.0.server is required for an external proxy (http://host:port)',
+        'proxies.1.server must be a proxy address such as http://proxy.example:3128 (http, https, socks4 or socks5), got "ftp://proxy:21"',
+        'proxies.2.server must be a proxy address such as http://proxy.example:3128 (http, https, socks4 or socks5), got "http://proxy:8080/path"',
+        'proxies.3 has server, username or password, which only an entry of type "external" takes',
+        'proxies.4.geolocation cannot be applied: type "browserbase" goes through the operator\'s proxy, which has no locations to choose from; leave it out',
+      ],
+    );
+    const missingType = validateSessionConfig({ proxies: [{ server: 'http://p:1' }] });
+    assert.ok(missingType.includes('proxies.0.type is required'), JSON.stringify(missingType));
   });
 
   it('deep-merges an override over a base: objects merge, arrays and scalars are replaced', () => {

@@ -46,6 +46,12 @@ imagePullSecrets:
 {{- define "browserfn.secretEnv" -}}
 - name: BROWSERFN_POD_TOKEN_SECRET
   valueFrom: { secretKeyRef: { name: {{ include "browserfn.podTokenSecret" . }}, key: BROWSERFN_POD_TOKEN_SECRET } }
+{{- with .Values.browserProxy }}
+{{- if .existingSecret }}
+- name: BROWSERFN_BROWSER_PROXY
+  valueFrom: { secretKeyRef: { name: {{ .existingSecret }}, key: {{ .existingSecretKey }} } }
+{{- end }}
+{{- end }}
 {{- with .Values.artifactStore.s3.credentialsSecret }}
 {{- if and (eq $.Values.artifactStore.type "s3") .name }}
 - name: BROWSERFN_S3_ACCESS_KEY_ID

@@ -45,6 +45,8 @@ export const SHM_VOLUME = 'dshm';
 
 /** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
 export const SIDECAR_CDP_PORT = '9222';
+/** The port of a proxied pod's session proxy when Chromium is a sidecar (which needs it before the agent runs). */
+export const SIDECAR_PROXY_PORT = '9224';
 
 export const browserPodName = (inv: InvocationObject, attempt: number): string => `${inv.metadata.name}-a${attempt}`;
 export const buildPodName = (build: BuildObject): string => `${build.metadata.name}-build`;
@@ -80,7 +82,9 @@ export function browserPodFor(
   const browserResources = { requests: { cpu: '250m', memory: smaller(DEFAULT_BROWSER_REQUEST, limit), ...resources?.requests }, limits: { memory: limit } };
   const shm = smaller(memory.shm, limit);
   const viewport = viewportValue(launch);
-  const env = viewport ? [...extraEnv, { name: PodEnv.viewport, value: viewport }] : extraEnv;
+  // The session proxy's port: any free one for a Chromium the agent launches, a known one for a sidecar.
+  const proxyPort = launch.proxied ? { name: PodEnv.proxyPort, value: settings.chromiumSidecar ? SIDECAR_PROXY_PORT : '0' } : undefined;
+  const env = [...extraEnv, ...(viewport ? [{ name: PodEnv.viewport, value: viewport }] : []), ...(proxyPort ? [proxyPort] : [])];
   const disk = settings.browserDisk ?? DEFAULT_BROWSER_DISK;
   if (!settings.chromiumSidecar) return withShm(podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources, disk), shm);
   const cdpPort = { name: PodEnv.cdpPort, value: SIDECAR_CDP_PORT };
@@ -89,8 +93,8 @@ export function browserPodFor(
   pod.spec.containers.unshift({
     name: 'chromium',
     image: settings.image,
-    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`)],
-    env: [cdpPort, { name: 'HOME', value: '/work/chromium' }],
+    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {})],
+    env: [cdpPort, ...(proxyPort ? [proxyPort] : []), { name: 'HOME', value: '/work/chromium' }],
     resources: browserResources,
     securityContext: agent.securityContext,
     volumeMounts: agent.volumeMounts,

@@ -26,6 +26,11 @@ export interface AgentSettings {
   viewport?: { width: number; height: number };
   /** Set when Chromium runs as a sidecar container of the pod (BROWSERFN_CDP_PORT); unset: launch it here. */
   sidecarCdpPort?: number;
+  /**
+   * Set when the session takes proxies (BROWSERFN_PROXY_PORT): the session proxy listens on this
+   * port of the pod's loopback (0: any free one), and Chromium goes through it.
+   */
+  proxyPort?: number;
   /** The sha256 the pod's artifact must hash to (BROWSERFN_ARTIFACT_SHA256, from the pod spec). */
   artifactSha256?: string;
   /**
@@ -67,7 +72,8 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     chromiumSandbox: env[PodEnv.chromiumSandbox] === '1',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
     viewport: viewportFrom(env[PodEnv.viewport]),
-    sidecarCdpPort: cdpPort ? portFrom(cdpPort) : undefined,
+    sidecarCdpPort: cdpPort ? portFrom(cdpPort, PodEnv.cdpPort) : undefined,
+    proxyPort: env[PodEnv.proxyPort] ? (env[PodEnv.proxyPort] === '0' ? 0 : portFrom(env[PodEnv.proxyPort]!, PodEnv.proxyPort)) : undefined,
     artifactSha256: env[PodEnv.artifactSha256] || undefined,
     artifactFile: env[PodEnv.artifactFile] || undefined,
     poolMember: env[PodEnv.poolMember] === '1',
@@ -83,9 +89,9 @@ function preloadFrom(raw: string): RuntimePackage[] {
   return names as RuntimePackage[];
 }
 
-function portFrom(raw: string): number {
+function portFrom(raw: string, name: string): number {
   const port = Number(raw);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${PodEnv.cdpPort} must be a port number, got "${raw}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name} must be a port number, got "${raw}"`);
   return port;
 }
 

@@ -6,6 +6,8 @@ export interface BrowserRequest {
   workDir: string;
   /** The pages' size, from sessionConfig.browserSettings.viewport. */
   viewport?: { width?: number; height?: number };
+  /** The proxy every request of the browser goes through (`http://127.0.0.1:port`, the pod's session proxy). */
+  proxyServer?: string;
   /** Aborting gives up the launch (and kills what was started). */
   signal?: AbortSignal;
 }

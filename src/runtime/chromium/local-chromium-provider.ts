@@ -22,9 +22,15 @@ const HEADLESS_WINDOW_FRAME_HEIGHT = 87;
 
 /**
  * Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar.
- * `sandbox` keeps Chromium's own sandbox, which needs user namespaces (off: --no-sandbox).
+ * `sandbox` keeps Chromium's own sandbox, which needs user namespaces (off: --no-sandbox);
+ * `proxyServer` is the pod's session proxy every request goes through.
  */
-export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest['viewport'], port: number | string = 0, options: { sandbox?: boolean } = {}): string[] {
+export function chromiumArguments(
+  userDataDir: string,
+  viewport?: BrowserRequest['viewport'],
+  port: number | string = 0,
+  options: { sandbox?: boolean; proxyServer?: string } = {},
+): string[] {
   const args = [
     '--headless',
     ...(options.sandbox ? [] : ['--no-sandbox']),
@@ -47,6 +53,7 @@ export function chromiumArguments(userDataDir: string, viewport?: BrowserRequest
     '--remote-debugging-address=127.0.0.1',
     `--remote-debugging-port=${port}`,
     `--user-data-dir=${userDataDir}`,
+    ...(options.proxyServer ? [`--proxy-server=${options.proxyServer}`] : []),
   ];
   if (viewport?.width && viewport.height) {
     // The viewport is the page's size ("the visible area of a web page", as Browserbase has it), in
@@ -67,7 +74,8 @@ export class LocalChromiumProvider implements BrowserProvider {
   async acquire(request: BrowserRequest): Promise<LeasedBrowser> {
     const userDataDir = join(request.workDir, 'profile');
     mkdirSync(userDataDir, { recursive: true });
-    const child = spawn(this.options.executablePath, chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox }), {
+    const args = chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox, proxyServer: request.proxyServer });
+    const child = spawn(this.options.executablePath, args, {
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],
       // Nothing of the agent's environment (it holds the pod token) reaches the browser.

@@ -200,7 +200,7 @@ export class NodeAgent {
     this.local.set(key, local);
     const sandbox = this.options.sandbox;
     // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
-    // the host's network the pod's CDP port becomes a free port of its own.
+    // the host's network the pod's fixed ports (CDP, the session proxy) become free ports of its own.
     const podEnv: Record<string, string> = {};
     const sharesHostNetwork = !sandbox || sandbox.network === 'host';
     let podIP: string | undefined;
@@ -211,7 +211,10 @@ export class NodeAgent {
       // As root, pods run as other users, who must be able to pass through the folders above theirs.
       mkdirSync(this.options.workDir, { recursive: true, mode: 0o711 });
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (sharesHostNetwork && pod.spec.containers.some((c) => c.env?.some((e) => e.name === PodEnv.cdpPort))) podEnv[PodEnv.cdpPort] = String(await freePort());
+      for (const fixedPort of [PodEnv.cdpPort, PodEnv.proxyPort]) {
+        const fixed = pod.spec.containers.some((c) => c.env?.some((e) => e.name === fixedPort && e.value !== '0'));
+        if (sharesHostNetwork && fixed) podEnv[fixedPort] = String(await freePort());
+      }
       podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
       if (podIP) podEnv[PodEnv.host] = podIP;
       const apiServer = this.options.cluster.podCredentials?.apiServer;

@@ -37,6 +37,10 @@ export function parseInvocationInput(value: unknown): InvocationInput {
     if (Number.isInteger(value.recordingMaxBytes) && (value.recordingMaxBytes as number) > 0) input.recordingMaxBytes = value.recordingMaxBytes as number;
     else problems.push('recordingMaxBytes must be a positive integer');
   }
+  if (value.browserProxy !== undefined) {
+    if (typeof value.browserProxy === 'string' && value.browserProxy) input.browserProxy = value.browserProxy;
+    else problems.push('browserProxy must be a non-empty string');
+  }
   if (typeof input.timeoutSeconds !== 'number' || !(input.timeoutSeconds > 0)) problems.push('timeoutSeconds must be a positive number');
   const secrets = optionalRecord(value.secrets, 'secrets', problems) ?? {};
   for (const [key, secret] of Object.entries(secrets)) {

@@ -4,6 +4,7 @@
 // follow; the user code's first `next` is answered once the input and the browser are there, and
 // the first of result / error / exit / timeout / termination decides. The outcome is reported
 // first; the session closes after it.
+import type { SessionProxy } from './session-proxy.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,6 +79,8 @@ export class InvocationRun {
   #polled = false;
   #redact: Redactor = (text) => text;
   #browserLaunch: Promise<LeasedBrowser> | undefined;
+  /** A proxied session's proxy (session-proxy.ts), started with the browser. */
+  #sessionProxyStart: Promise<SessionProxy> | undefined;
   /** The browser, once launched. */
   #browser: LeasedBrowser | undefined;
   #recorderStart: Promise<SessionRecorder> | undefined;
@@ -151,8 +154,15 @@ export class InvocationRun {
   #startPrepared(): Prepared {
     const layout = podLayout(this.settings.podDir);
     for (const dir of [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
-    // The viewport comes with the pod spec, so the browser starts at once.
-    const browser = Promise.resolve().then(() => this.#launchBrowser(layout.browserDir));
+    // The viewport comes with the pod spec, so the browser starts at once; a proxied one once its session proxy listens.
+    // Loaded only then: the proxy library is not on the path of a pod without one.
+    const { proxyPort } = this.settings;
+    const sessionProxy = proxyPort === undefined ? undefined : import('./session-proxy.js').then(({ SessionProxy }) => SessionProxy.start(proxyPort));
+    if (sessionProxy) {
+      this.#failOnRejection(sessionProxy, 'could not start the session proxy');
+      this.#sessionProxyStart = sessionProxy;
+    }
+    const browser = Promise.resolve(sessionProxy).then((proxy) => this.#launchBrowser(layout.browserDir, proxy?.url));
     this.#failOnRejection(browser, 'could not start the browser');
     // The code's first `next` waits for the invocation: code loaded ahead asks before it is claimed.
     let giveInput!: (input: Promise<InvocationInput>) => void;
@@ -224,6 +234,7 @@ export class InvocationRun {
     const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput).then((value) => this.#runsLoadedCode(value, codeAhead !== undefined));
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
+    void Promise.all([input, this.#sessionProxyStart]).then(([value, proxy]) => proxy?.route(value.sessionConfig, value.browserProxy), () => undefined);
     this.#failOnRejection(input, 'could not get the invocation input');
     if (codeAhead) {
       // Claimed while it starts, the member may not have handed its code over yet: stdin ends after that.
@@ -279,9 +290,9 @@ export class InvocationRun {
     await this.tearDown();
   }
 
-  #launchBrowser(workDir: string): Promise<LeasedBrowser> {
+  #launchBrowser(workDir: string, proxyServer: string | undefined): Promise<LeasedBrowser> {
     if (this.#settled) throw new Error('invocation already ended');
-    this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, signal: this.#launchAbort.signal });
+    this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, proxyServer, signal: this.#launchAbort.signal });
     void this.#browserLaunch.then((leased) => {
       this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready');
       this.#browser = leased;
@@ -591,7 +602,12 @@ export class InvocationRun {
   /** After the report: kills what is frozen, and resolves once every process of the session is gone. */
   tearDown(): Promise<void> {
     // The runtime API serves only the killed user process: closing it (its sockets close as that process is freed) waits until now too.
-    this.#teardown ??= Promise.all([this.#killUser(), settledValue(this.#browserLaunch).then((leased) => leased && this.#releaseBrowser(leased)), this.#prepared?.api.close()]).then(() => undefined);
+    this.#teardown ??= Promise.all([
+      this.#killUser(),
+      settledValue(this.#browserLaunch).then((leased) => leased && this.#releaseBrowser(leased)),
+      this.#prepared?.api.close(),
+      settledValue(this.#sessionProxyStart).then((proxy) => proxy?.close()),
+    ]).then(() => undefined);
     this.#teardown.catch(() => undefined);
     return this.#teardown;
   }

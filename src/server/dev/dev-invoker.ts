@@ -6,7 +6,7 @@ import type { ClusterPort } from '../../cluster/port.js';
 import { notFound, DomainError } from '../../domain/errors.js';
 import type { Archive } from '../../functions/archived/archive.js';
 import { requestCancel } from '../../functions/cancel.js';
-import { invokeFunction, type InvokeQueue, type InvokeRequest } from '../../functions/invoke.js';
+import { invokeFunction, type InvokeContext, type InvokeRequest } from '../../functions/invoke.js';
 import { invocationLogs, isTerminal } from '../../functions/invocations.js';
 import type { InvocationObject } from '../../schemas/resources.js';
 import type { DevPublisher } from './dev-publisher.js';
@@ -16,7 +16,7 @@ export interface DevInvokerOptions {
   archive: Archive;
   project: string;
   publisher: DevPublisher;
-  queue: InvokeQueue;
+  invokeContext: InvokeContext;
   /** Told of each invocation once it exists (names its pod's console lines). */
   onCreated?: (invocation: InvocationObject) => void;
   pollMs?: number;
@@ -27,14 +27,14 @@ export class NotReadyError extends Error {}
 
 /** Once `abandoned` fires (the caller went away), the invocation is cancelled as with the cancel route. */
 export async function invokeByName(options: DevInvokerOptions, name: string, request: InvokeRequest, abandoned?: AbortSignal): Promise<InvocationObject> {
-  const { cluster, project, publisher, queue } = options;
+  const { cluster, project, publisher, invokeContext } = options;
   const waiting = publisher.unavailable;
   if (waiting !== undefined) throw new NotReadyError(`No build of the project has succeeded yet: ${waiting}`);
   const fn = await publisher.function(name);
   if (!fn) {
     throw notFound(`Function "${name}" not found in registry. Make sure it is defined with defineFn() in your entrypoint file (defined now: ${publisher.names.join(', ') || 'none'})`);
   }
-  const created = await invokeFunction(cluster, fn, request, queue);
+  const created = await invokeFunction(cluster, fn, request, invokeContext);
   options.onCreated?.(created);
   const cancel = () => void requestCancel(cluster, options.archive, project, created.metadata.name).catch(() => undefined);
   abandoned?.addEventListener('abort', cancel, { once: true });

@@ -78,7 +78,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     archive: service.archive,
     project,
     publisher,
-    queue: { maxQueuedPerProject: settings.projectQueue.maxQueued, waiting: service.waitingInvocations },
+    invokeContext: { maxQueuedPerProject: settings.projectQueue.maxQueued, waiting: service.waitingInvocations, operatorProxy: settings.browserProxy !== undefined },
     onCreated: (inv: InvocationObject) => options.out(`→ ${inv.spec.functionName}: invocation ${inv.metadata.name}`),
   };
   const server = createServer(

@@ -14,7 +14,11 @@ export default defineRoute<{ function_id: string }, unknown, InvokeRequest>({
   responses: { 202: { description: 'The invocation' }, 400: { description: 'Bad params or sessionCreateParams' }, 404: { description: 'Not in this project' }, 429: { description: 'The project has the most invocations waiting it may have; Retry-After says when to try again' } },
   async handle(ctx, { params, body }, deps) {
     const fn = await getFunctionById(deps.cluster, ctx.state.project, params.function_id);
-    const inv = await invokeFunction(deps.cluster, fn, body, { maxQueuedPerProject: deps.settings.projectQueue.maxQueued, waiting: deps.waitingInvocations });
+    const inv = await invokeFunction(deps.cluster, fn, body, {
+      maxQueuedPerProject: deps.settings.projectQueue.maxQueued,
+      waiting: deps.waitingInvocations,
+      operatorProxy: deps.settings.browserProxy !== undefined,
+    });
     ctx.status = 202;
     ctx.body = invocationView(inv);
   },

@@ -33,17 +33,34 @@ export function proxyRoutes(sessionConfig: Record<string, unknown> | undefined):
   const proxies = sessionConfig?.proxies;
   if (proxies === true) return [{ via: { kind: 'operator' } }];
   if (!Array.isArray(proxies)) return [];
-  return (proxies as ProxyEntry[]).map((entry) => ({
-    ...(typeof entry.domainPattern === 'string' ? { domainPattern: entry.domainPattern } : {}),
-    via: entry.type === 'external' ? { kind: 'external', url: externalProxyUrl(entry)! } : entry.type === 'browserbase' ? { kind: 'operator' } : { kind: 'direct' },
-  }));
+  return (proxies as ProxyEntry[]).flatMap((entry): ProxyRoute[] => {
+    const domainPattern = typeof entry.domainPattern === 'string' ? { domainPattern: entry.domainPattern } : {};
+    if (entry.type === 'browserbase') return [{ ...domainPattern, via: { kind: 'operator' } }];
+    if (entry.type !== 'external') return [{ ...domainPattern, via: { kind: 'direct' } }];
+    // Only a config stored before servers were checked can lack a usable one: that entry routes nothing.
+    const url = externalProxyUrl(entry);
+    return url ? [{ ...domainPattern, via: { kind: 'external', url } }] : [];
+  });
 }
 
-/** The session config as the API shows it: a proxy's password is never echoed. */
+/** The session config as the API shows it: a proxy's password, given apart or in its server's URL, is never echoed. */
 export function withoutProxyPasswords<T extends Record<string, unknown>>(sessionConfig: T): T {
   if (!Array.isArray(sessionConfig.proxies)) return sessionConfig;
-  const proxies = (sessionConfig.proxies as ProxyEntry[]).map((entry) => (entry.password === undefined ? entry : { ...entry, password: '[REDACTED]' }));
+  const proxies = (sessionConfig.proxies as ProxyEntry[]).map((entry) => ({
+    ...entry,
+    ...(entry.password === undefined ? {} : { password: REDACTED }),
+    ...(typeof entry.server === 'string' ? { server: serverWithoutPassword(entry.server) } : {}),
+  }));
   return { ...sessionConfig, proxies };
+}
+
+const REDACTED = '[REDACTED]';
+
+function serverWithoutPassword(server: string): string {
+  const userinfo = /^([a-z][a-z0-9+.-]*:\/\/)?([^@/]*)@/i.exec(server);
+  if (!userinfo?.[2]?.includes(':')) return server;
+  const [user] = userinfo[2].split(':');
+  return `${userinfo[1] ?? ''}${user}:${REDACTED}@${server.slice(userinfo[0].length)}`;
 }
 
 export const usesOperatorProxy = (routes: ProxyRoute[]): boolean => routes.some((route) => route.via.kind === 'operator');

@@ -30,7 +30,12 @@ defineFn('visit', async (ctx, params: { urls: string[] }) => {
 });
 
 defineFn('configured', async () => null, {
-  sessionConfig: { proxies: [{ type: 'external', server: 'http://127.0.0.1:9', username: 'bob', password: 'deploy-secret' }] },
+  sessionConfig: {
+    proxies: [
+      { type: 'external', server: 'http://127.0.0.1:9', username: 'bob', password: 'deploy-secret' },
+      { type: 'external', server: 'http://carol:url-secret@127.0.0.1:10', domainPattern: 'x-example' },
+    ],
+  },
 });
 `;
 
@@ -116,7 +121,12 @@ describe('session proxies (serve, Chromium, the pod session proxy)', function ()
   it("shows a deploy-time proxy's password as [REDACTED] in the Function's version", async () => {
     const version = await svc.request('GET', `/v1/functions/versions/${configuredVersionId}`);
     assert.equal(version.status, 200, JSON.stringify(version.body));
-    assert.deepEqual(version.body.sessionCreateParams, { proxies: [{ type: 'external', server: 'http://127.0.0.1:9', username: 'bob', password: '[REDACTED]' }] });
+    assert.deepEqual(version.body.sessionCreateParams, {
+      proxies: [
+        { type: 'external', server: 'http://127.0.0.1:9', username: 'bob', password: '[REDACTED]' },
+        { type: 'external', server: 'http://carol:[REDACTED]@127.0.0.1:10', domainPattern: 'x-example' },
+      ],
+    });
   });
 
   it("keeps the credentials out of what the API shows of the invocation's session", async () => {

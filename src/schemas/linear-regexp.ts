@@ -83,7 +83,14 @@ function compile(pattern: string): LinearRegExp {
   } catch (err) {
     throw new UnsupportedPatternError(pattern, `is not a valid regular expression: ${(err as Error).message.replace(/^Invalid regular expression: \/.*\/u?: /s, '')}`);
   }
-  const translated = new Translator(pattern).translate();
+  const translator = new Translator(pattern);
+  const translated = translator.translate();
+  // RE2 compiles a counted repeat into as many copies of what it repeats, synchronously: a few KB
+  // of nested or repeated {1,1000} took it 40 s. The copies are counted first (each is at least an
+  // instruction), so what could never pass the size cap is refused before any is made.
+  if (translator.atoms > MAX_PROGRAM_SIZE) {
+    throw new UnsupportedPatternError(pattern, `is too large to match in bounded time (its counted repeats expand to more than ${MAX_PROGRAM_SIZE} instructions, at most ${MAX_PROGRAM_SIZE}); use smaller counted repeats such as {1,100}`);
+  }
   let re2: RE2JS;
   try {
     re2 = RE2JS.compile(translated);
@@ -151,6 +158,11 @@ type ClassEscape = { ranges: [number, number][] } | { re2: string };
 class Translator {
   private i = 0;
   private out = '';
+  /** Atoms (characters, classes) of the pattern once its counted repeats are expanded, as far as read. */
+  atoms = 0;
+  /** The atoms before each open group, and of the last atom or group read (what a quantifier repeats). */
+  private readonly before: number[] = [];
+  private last = 0;
 
   constructor(private readonly pattern: string) {}
 
@@ -158,17 +170,33 @@ class Translator {
     const p = this.pattern;
     while (this.i < p.length) {
       const c = p[this.i];
+      const atomsBefore = this.atoms;
       if (c === '\\') this.out += this.atomEscape();
       else if (c === '[') this.out += this.characterClass();
-      else if (c === '(') this.out += this.groupOpening();
-      else if (c === '{') this.out += this.counted();
-      else if (c === '.') {
+      else if (c === '(') {
+        this.out += this.groupOpening();
+        this.before.push(this.atoms);
+        this.atoms = 0;
+        continue;
+      } else if (c === '{') {
+        this.out += this.counted();
+        continue;
+      } else if (c === '.') {
         this.out += classOf(complement(LINE_TERMINATORS));
         this.i++;
-      } else if ('^$|)*+?'.includes(c)) {
+      } else if (c === ')') {
         this.out += c;
         this.i++;
+        this.last = this.atoms;
+        this.atoms += this.before.pop() ?? 0;
+        continue;
+      } else if ('^$|*+?'.includes(c)) {
+        this.out += c;
+        this.i++;
+        continue;
       } else this.out += literal(this.codePoint());
+      this.atoms = atomsBefore + 1;
+      this.last = 1;
     }
     return this.out;
   }
@@ -198,6 +226,10 @@ class Translator {
     const match = /^\{(\d+)(,(\d*))?\}/.exec(this.pattern.slice(this.i))!;
     const bounds = [match[1], match[3]].filter((n): n is string => !!n).map(Number);
     if (bounds.some((n) => n > MAX_REPEAT)) this.refuse(`repeats ${match[0]}; the linear-time engine allows counts up to ${MAX_REPEAT}`);
+    // What it repeats is there as many times as the largest count (one more for {n,}).
+    const copies = Math.max(1, bounds.at(-1)! + (match[2] !== undefined && match[3] === '' ? 1 : 0));
+    this.atoms += this.last * (copies - 1);
+    this.last *= copies;
     return this.take(match[0].length, match[0]);
   }
 

@@ -71,6 +71,14 @@ describe('attack: catastrophic user regular expressions', function () {
       assert.match(response.body.message, /params\.s must match pattern "\^\(a\+\)\+\$"/);
     });
 
+    it("counted repeats expanding past the size cap answer 400 at once, a session proxy's domainPattern too (they held the API's thread 43 s)", async () => {
+      const huge = '(\\p{L}|\\p{N}){1,1000}'.repeat(100);
+      const proxies = Array.from({ length: 20 }, () => ({ type: 'none', domainPattern: huge }));
+      const response = await whileHealthz(svc, () => svc.request('POST', `/v1/functions/${evilId}/invoke`, { params: { s: 'a' }, sessionCreateParams: { proxies } }));
+      assert.equal(response.status, 400);
+      assert.match(response.body.message, /proxies\.0\.domainPattern is not a usable regular expression: .*counted repeats expand to more than 2000 instructions/);
+    });
+
     it('a catastrophic patternProperties key is matched in linear time too', async () => {
       const response = await whileHealthz(svc, () => svc.request('POST', `/v1/functions/${evilId}/invoke`, { params: { k: { ['b'.repeat(5000) + '!']: 1 } } }));
       assert.equal(response.status, 202, JSON.stringify(response.body)); // the key does not match, so its subschema does not apply
@@ -178,6 +186,9 @@ describe('the linear-time engine', () => {
       ['a{1001}', /counts up to 1000/],
       ['\\p{Emoji}', /Unicode property/],
       ['[\\s\\S]{1000}'.repeat(3), new RegExp(`at most ${MAX_PROGRAM_SIZE}`)],
+      // Refused before RE2 expands them: 100 of these took it 43 s.
+      ['(a{1000}){1000}', /counted repeats expand to more than/],
+      ['(\\p{L}|\\p{N}){1,1000}'.repeat(100), /counted repeats expand to more than/],
     ];
     for (const [p, reason] of cases) assert.throws(() => compileLinearRegExp(p), reason, p);
   });

@@ -1,6 +1,6 @@
 // Each pod's folders on disk bounded (docs/pod-memory.md), with the real `serve` stack: a handler
 // that writes past BROWSERFN_POD_DISK_MB into its temporary folder (TMPDIR, in the pod's /work), or
-// floods it with empty files, has its pod
+// floods it with empty files, or writes into a file it deleted and keeps open, has its pod
 // evicted as the kubelet would and its invocation fails naming the folder and the limit, with no
 // process or file of the pod left; a handler within the limit completes, Chromium's profile and all.
 import assert from 'node:assert/strict';
@@ -17,17 +17,19 @@ import { processesUnder } from '../support/processes.js';
 const LIMIT_MIB = 64;
 
 /**
- * 'fill' writes 256 MiB into its TMPDIR, 'files' makes 40 000 empty files there (each counts a block of
+ * 'fill' writes 256 MiB into its TMPDIR, 'held' as much into a file it deleted and keeps open
+ * (no folder lists it), 'files' makes 40 000 empty files there (each counts a block of
  * 4 KiB), both then wait; 'within' visits a page and writes 1 MiB.
  */
 const FUNCTIONS = [
   "import { defineFn } from 'browserfn';",
   "import { chromium } from 'playwright-core';",
-  "import { mkdirSync, writeFileSync } from 'node:fs';",
+  "import { closeSync, mkdirSync, openSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';",
   "import { tmpdir } from 'node:os';",
   "import { join } from 'node:path';",
   'const wait = () => new Promise((resolve) => setTimeout(resolve, 600_000));',
   "defineFn('fill', async () => { for (let i = 0; i < 16; i++) writeFileSync(join(tmpdir(), `part-${i}`), Buffer.alloc(16 << 20, 1)); await wait(); });",
+  "defineFn('held', async () => { const file = join(tmpdir(), 'hidden'); const fd = openSync(file, 'w'); unlinkSync(file); for (let i = 0; i < 16; i++) writeSync(fd, Buffer.alloc(16 << 20, 1)); await wait(); closeSync(fd); });",
   "defineFn('files', async () => { for (let d = 0; d < 40; d++) { const dir = join(tmpdir(), `d${d}`); mkdirSync(dir); for (let f = 0; f < 1000; f++) writeFileSync(join(dir, `f${f}`), ''); } await wait(); });",
   "defineFn('within', async (ctx) => { const browser = await chromium.connectOverCDP(ctx.session.connectUrl); const page = browser.contexts()[0].pages()[0] ?? (await browser.contexts()[0].newPage()); await page.setContent('<h1>small</h1>'); writeFileSync(join(tmpdir(), 'one'), Buffer.alloc(1 << 20, 1)); return { title: await page.textContent('h1') }; });",
 ].join('\n');
@@ -63,7 +65,11 @@ describe('pod disk: each folder of a pod bounded by its sizeLimit (embedded serv
     assert.deepEqual(processesUnder(podsDir).filter((p) => p.cwd.includes(invocationId) || p.cmdline.includes(invocationId)), []);
   };
 
-  for (const [name, what] of [['fill', 'writes past the limit'], ['files', 'floods its folder with empty files']] as const) {
+  for (const [name, what] of [
+    ['fill', 'writes past the limit'],
+    ['held', 'writes past the limit into a file it deleted and keeps open'],
+    ['files', 'floods its folder with empty files'],
+  ] as const) {
     it(`fails a handler that ${what}: the pod is evicted, the cause names the folder and the limit`, async () => {
       const done = await invokeAndWait(svc, functions.get(name)!, {}, 300_000);
       assert.equal(done.status, 'FAILED', JSON.stringify(done));

@@ -5,21 +5,36 @@
 // as long, forking.
 import { Worker } from 'node:worker_threads';
 import type { LimitedFolder } from './pod-disk.js';
-import type { UsageRequest } from './disk-watch-worker.js';
+import type { UsageAnswer, UsageRequest } from './disk-watch-worker.js';
+
+/** The processes of a pod: its first ones, and its memory cgroup's list of them when it has one. */
+export interface PodProcessIds {
+  rootPids: number[];
+  procsFile?: string;
+}
+
+interface WatchedPod {
+  folders: LimitedFolder[];
+  processes: () => PodProcessIds;
+  onOver: (folder: LimitedFolder) => void;
+}
 
 /** Between the end of one round of measurements and the start of the next. */
 const POLL_MS = 2000;
 const WORKER_MAIN = new URL('./disk-watch-worker.js', import.meta.url);
 
 export class DiskWatch {
-  readonly #watched = new Map<object, { folders: LimitedFolder[]; onOver: (folder: LimitedFolder) => void }>();
+  readonly #watched = new Map<object, WatchedPod>();
   #timer: NodeJS.Timeout | undefined;
   #worker: Worker | undefined;
 
-  /** `onOver` runs once, for the first of `folders` found holding more than its limit. `pod` is only the key. */
-  watch(pod: object, folders: LimitedFolder[], onOver: (folder: LimitedFolder) => void): void {
+  /**
+   * `onOver` runs once, for the first of `folders` found holding more than its limit. `pod` is only
+   * the key; `processes` says which processes are the pod's (whose deleted files count too).
+   */
+  watch(pod: object, folders: LimitedFolder[], processes: () => PodProcessIds, onOver: (folder: LimitedFolder) => void): void {
     if (folders.length === 0) return;
-    this.#watched.set(pod, { folders, onOver });
+    this.#watched.set(pod, { folders, processes, onOver });
     this.#timer ??= setTimeout(() => void this.#round(), POLL_MS).unref();
   }
 
@@ -29,12 +44,15 @@ export class DiskWatch {
 
   async #round(): Promise<void> {
     const watched = [...this.#watched];
-    const folders = watched.flatMap(([, { folders }]) => folders);
-    const usage = await this.#measure(folders).catch(() => undefined);
-    let index = 0;
-    for (const [pod, { folders: podFolders, onOver }] of watched) {
-      const over = podFolders.find((folder, i) => (usage?.[index + i] ?? 0) > folder.limitBytes);
-      index += podFolders.length;
+    const request: UsageRequest = {
+      pods: watched.map(([, { folders, processes }]) => ({
+        folders: folders.map(({ folder, mountPath, limitBytes }) => ({ folder, mountPath, limitBytes })),
+        ...processes(),
+      })),
+    };
+    const usage = await this.#measure(request).catch(() => undefined);
+    for (const [index, [pod, { folders, onOver }]] of watched.entries()) {
+      const over = folders.find((folder, i) => (usage?.[index]?.[i] ?? 0) > folder.limitBytes);
       if (!over || !this.#watched.has(pod)) continue;
       this.unwatch(pod);
       onOver(over);
@@ -48,11 +66,11 @@ export class DiskWatch {
     }
   }
 
-  #measure(folders: LimitedFolder[]): Promise<number[]> {
+  #measure(request: UsageRequest): Promise<UsageAnswer> {
     const worker = (this.#worker ??= new Worker(WORKER_MAIN));
     worker.unref();
     return new Promise((resolve, reject) => {
-      const measured = (usage: number[]) => {
+      const measured = (usage: UsageAnswer) => {
         worker.off('error', failed);
         resolve(usage);
       };
@@ -63,7 +81,7 @@ export class DiskWatch {
       };
       worker.once('message', measured);
       worker.once('error', failed);
-      worker.postMessage({ folders: folders.map(({ folder, limitBytes }) => ({ folder, limitBytes })) } satisfies UsageRequest);
+      worker.postMessage(request);
     });
   }
 }

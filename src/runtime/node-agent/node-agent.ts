@@ -284,7 +284,11 @@ export class NodeAgent {
       keep(`the pod could not start: ${(err as Error).message}`);
     }
     local.exited = local.processes?.exited ?? Promise.resolve(pod.spec.containers.map(() => 127));
-    this.diskWatch.watch(local, limitedFolders(pod, volumes), (folder) => {
+    const processes = () => ({
+      rootPids: (local.processes?.pids ?? []).filter((pid): pid is number => pid !== undefined),
+      procsFile: local.memory ? join(local.memory.dir, 'cgroup.procs') : undefined,
+    });
+    this.diskWatch.watch(local, limitedFolders(pod, volumes), processes, (folder) => {
       local.evictedFor = folder;
       this.options.log.warn({ pod: key, volume: folder.name, sizeLimit: folder.sizeLimit }, 'pod wrote past a folder\'s size limit; evicted');
       local.processes?.kill();

@@ -9,6 +9,8 @@ export interface LimitedFolder {
   /** The volume's name in the pod. */
   name: string;
   folder: string;
+  /** Where the pod's containers see it. */
+  mountPath: string;
   /** The volume's sizeLimit as the spec spells it (a quantity), for the eviction's message. */
   sizeLimit: string;
   limitBytes: number;
@@ -21,10 +23,10 @@ const KILLED_EXIT_CODE = 137;
 /** The pod's folders on disk (not memory-backed) that have a sizeLimit. */
 export function limitedFolders(pod: PodObject, volumes: VolumeFolder[]): LimitedFolder[] {
   const limited = new Map<string, LimitedFolder>();
-  for (const { name, folder } of volumes) {
+  for (const { name, folder, mountPath } of volumes) {
     const sizeLimit = pod.spec.volumes?.find((v) => v.name === name)?.emptyDir?.sizeLimit;
     const onDisk = pod.spec.volumes?.find((v) => v.name === name)?.emptyDir?.medium !== 'Memory';
-    if (name && sizeLimit && onDisk && !limited.has(name)) limited.set(name, { name, folder, sizeLimit, limitBytes: memoryBytes(sizeLimit) });
+    if (name && sizeLimit && onDisk && !limited.has(name)) limited.set(name, { name, folder, mountPath, sizeLimit, limitBytes: memoryBytes(sizeLimit) });
   }
   return [...limited.values()];
 }

@@ -3,7 +3,7 @@
 // that walking pods' files never holds the server's event loop.
 import { parentPort } from 'node:worker_threads';
 import { folderBytes } from './folder-usage.js';
-import { deviceOf, heldDeletedFiles, podProcesses } from './held-files.js';
+import { deviceOf, heldDeletedFiles, podProcesses, processChildren } from './held-files.js';
 
 export interface UsageRequest {
   pods: {
@@ -18,11 +18,12 @@ export interface UsageRequest {
 export type UsageAnswer = number[][];
 
 parentPort?.on('message', ({ pods }: UsageRequest) => {
+  const children = processChildren();
   const answer: UsageAnswer = pods.map(({ folders, rootPids, procsFile }) => {
     const usage = folders.map(({ folder, limitBytes }) => folderBytes(folder, limitBytes));
     const device = folders.length > 0 ? deviceOf(folders[0].folder) : undefined;
     if (device === undefined) return usage;
-    for (const file of heldDeletedFiles(podProcesses(rootPids, procsFile), device)) {
+    for (const file of heldDeletedFiles(podProcesses(rootPids, procsFile, children), device)) {
       // Where it was, by the path its process saw; a file of no folder counts to the first.
       const index = folders.findIndex(({ folder, mountPath }) => [folder, mountPath].some((root) => file.path === root || file.path.startsWith(root.replace(/\/?$/, '/'))));
       usage[Math.max(index, 0)] += file.bytes;

@@ -7,19 +7,8 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'no
 
 const DELETED = ' (deleted)';
 
-/**
- * The pod's processes: those in its memory cgroup (`procsFile`, cgroup.procs) and every descendant
- * of `rootPids` (a pod without a cgroup; orphans of a sandboxed pod stay under its sandbox's init).
- */
-export function podProcesses(rootPids: number[], procsFile: string | undefined): Set<number> {
-  const pids = new Set<number>(rootPids);
-  if (procsFile) {
-    try {
-      for (const line of readFileSync(procsFile, 'utf8').split('\n')) if (line) pids.add(Number(line));
-    } catch {
-      // The cgroup went with the pod.
-    }
-  }
+/** Every process's children, from /proc (read once per round of measurements). */
+export function processChildren(): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -30,6 +19,22 @@ export function podProcesses(rootPids: number[], procsFile: string | undefined):
       children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
     } catch {
       // Gone meanwhile.
+    }
+  }
+  return children;
+}
+
+/**
+ * The pod's processes: those in its memory cgroup (`procsFile`, cgroup.procs) and every descendant
+ * of `rootPids` (a pod without a cgroup; orphans of a sandboxed pod stay under its sandbox's init).
+ */
+export function podProcesses(rootPids: number[], procsFile: string | undefined, children: Map<number, number[]>): Set<number> {
+  const pids = new Set<number>(rootPids);
+  if (procsFile) {
+    try {
+      for (const line of readFileSync(procsFile, 'utf8').split('\n')) if (line) pids.add(Number(line));
+    } catch {
+      // The cgroup went with the pod.
     }
   }
   const queue = [...pids];

@@ -44,6 +44,10 @@ export class DiskWatch {
 
   async #round(): Promise<void> {
     const watched = [...this.#watched];
+    if (watched.length === 0) {
+      this.#timer = undefined;
+      return;
+    }
     const request: UsageRequest = {
       pods: watched.map(([, { folders, processes }]) => ({
         folders: folders.map(({ folder, mountPath, limitBytes }) => ({ folder, mountPath, limitBytes })),
@@ -57,15 +61,10 @@ export class DiskWatch {
       this.unwatch(pod);
       onOver(over);
     }
-    if (this.#watched.size > 0) {
-      this.#timer = setTimeout(() => void this.#round(), POLL_MS).unref();
-    } else {
-      this.#timer = undefined;
-      void this.#worker?.terminate();
-      this.#worker = undefined;
-    }
+    this.#timer = this.#watched.size > 0 ? setTimeout(() => void this.#round(), POLL_MS).unref() : undefined;
   }
 
+  /** In the worker, which stays (idle, unreferenced) once made: one per cold pod would cost a thread's start beside each. */
   #measure(request: UsageRequest): Promise<UsageAnswer> {
     const worker = (this.#worker ??= new Worker(WORKER_MAIN));
     worker.unref();

@@ -8,7 +8,7 @@ import { busy, conflict, invalid } from '../domain/errors.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { Labels, type FunctionObject, type InvocationObject } from '../schemas/resources.js';
 import { deepMergeSessionConfig, validateSessionConfig } from '../schemas/session-config.js';
-import { proxyRoutes, usesOperatorProxy } from '../schemas/session-proxies.js';
+import { usesOperatorProxy } from '../schemas/session-proxies.js';
 import { PatternBudgetError, withPatternBudget } from '../schemas/linear-regexp.js';
 import { compileParametersSchema, type UncheckableSchema } from '../schemas/parameters-schema.js';
 import { CREATED_AT_ANNOTATION } from './invocations.js';
@@ -73,7 +73,7 @@ export async function invokeFunction(cluster: ClusterPort, fn: FunctionObject, r
   if (overrideErrors.length) throw invalid(`Invalid sessionCreateParams: ${overrideErrors.join('; ')}`);
   const sessionConfig = deepMergeSessionConfig(version.sessionConfig ?? {}, overrides);
   const timeoutSeconds = typeof sessionConfig.timeout === 'number' ? sessionConfig.timeout : TIMEOUT_BOUNDS.default;
-  if (!context.operatorProxy && usesOperatorProxy(proxyRoutes(sessionConfig))) {
+  if (!context.operatorProxy && usesOperatorProxy(sessionConfig)) {
     throw invalid('The session asks for the operator\'s proxy (proxies: true, or an entry of type "browserbase"), and this server has none (BROWSERFN_BROWSER_PROXY); give your own with type "external" and a server, or leave proxies out');
   }
 

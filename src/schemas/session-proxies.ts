@@ -63,7 +63,8 @@ function serverWithoutPassword(server: string): string {
   return `${userinfo[1] ?? ''}${user}:${REDACTED}@${server.slice(userinfo[0].length)}`;
 }
 
-export const usesOperatorProxy = (routes: ProxyRoute[]): boolean => routes.some((route) => route.via.kind === 'operator');
+/** Whether the session's proxies send any request through the operator's proxy. */
+export const usesOperatorProxy = (sessionConfig: Record<string, unknown> | undefined): boolean => proxyRoutes(sessionConfig).some((route) => route.via.kind === 'operator');
 
 /** What is wrong with a session config's `proxies` beyond its JSON Schema, each naming its field. */
 export function proxyProblems(sessionConfig: Record<string, unknown>): string[] {

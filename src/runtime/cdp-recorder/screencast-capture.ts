@@ -160,7 +160,7 @@ function showsPage(video: PageVideo): boolean {
 }
 
 /** A page's video: `shown`'s shape, as large as it within `maxSize` (or `maxSize` when it is not known), in even pixels as H.264 needs. */
-export function videoSize(shown: Partial<Size>, maxSize: Size): Size {
+function videoSize(shown: Partial<Size>, maxSize: Size): Size {
   const page = shown.width && shown.height && shown.width > 0 && shown.height > 0 ? { width: shown.width, height: shown.height } : maxSize;
   const scale = Math.min(1, maxSize.width / page.width, maxSize.height / page.height);
   const even = (n: number) => Math.max(2, Math.floor((n * scale) / 2) * 2);

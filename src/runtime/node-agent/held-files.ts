@@ -16,7 +16,9 @@ export function processChildren(): Map<number, number[]> {
       // The parent is the 2nd field after the command, which is in parentheses and may hold anything.
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+      const siblings = children.get(parent);
+      if (siblings) siblings.push(Number(entry));
+      else children.set(parent, [Number(entry)]);
     } catch {
       // Gone meanwhile.
     }

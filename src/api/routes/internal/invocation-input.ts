@@ -7,7 +7,7 @@ import { getFunctionObject } from '../../../functions/lookup.js';
 import { resolveFunctionSecrets } from '../../../secrets/resolve.js';
 import { REGION } from '../../../functions/region.js';
 import { artifactSha256Of } from '../../../functions/stored/artifact-store.js';
-import { proxyRoutes, usesOperatorProxy } from '../../../schemas/session-proxies.js';
+import { usesOperatorProxy } from '../../../schemas/session-proxies.js';
 
 export async function invocationInput(deps: ApiDeps, inv: InvocationObject): Promise<InvocationInput> {
   const namespace = inv.metadata.namespace!;
@@ -25,6 +25,6 @@ export async function invocationInput(deps: ApiDeps, inv: InvocationObject): Pro
     secrets: fn ? await resolveFunctionSecrets(deps.cluster, namespace, fn) : {},
     artifactSha256: artifactSha256Of(inv.spec.bundleConfigMap),
     recordingMaxBytes: deps.settings.recordingMaxBytes,
-    ...(deps.settings.browserProxy && usesOperatorProxy(proxyRoutes(inv.spec.sessionConfig)) ? { browserProxy: deps.settings.browserProxy } : {}),
+    ...(deps.settings.browserProxy && usesOperatorProxy(inv.spec.sessionConfig) ? { browserProxy: deps.settings.browserProxy } : {}),
   };
 }

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumArguments } from '../src/runtime/chromium/local-chromium-provider.js';
 import { codeMounts } from '../src/runtime/node-agent/code-mounts.js';
-import { POD_UID_RANGE, runsAsRoot } from '../src/runtime/node-agent/pod-users.js';
+import { hostIdBlock } from '../src/runtime/node-agent/host-ids.js';
+import { runsAsRoot, trialUid } from '../src/runtime/node-agent/pod-users.js';
 import { sandboxCommand, type SandboxNetwork } from '../src/runtime/sandbox/pod-sandbox.js';
 import { detectSandboxSupport } from '../src/runtime/sandbox/sandbox-support.js';
 import { percentile } from './invocations.js';
@@ -15,7 +16,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 10);
 const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DEVTOOLS_LINE = /DevTools listening on ws:\/\//;
 /** A uid of the pod range the bench runs sandboxes as when it is root (as the node agent would). */
-const BENCH_UID = runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 2 : undefined;
+const BENCH_UID = runsAsRoot() ? trialUid(hostIdBlock(0).podUids) - 1 : undefined;
 
 /** Milliseconds from spawn until the process exits 0, or (with `readyLine`) prints that line on stderr. */
 function timeRun([file, args]: [string, string[]], readyLine?: RegExp): Promise<number> {

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import type { Settings } from '../config/settings.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../runtime/node-agent/code-mounts.js';
 import type { NodeSandbox } from '../runtime/node-agent/node-agent.js';
-import { POD_UID_RANGE, runsAsRoot } from '../runtime/node-agent/pod-users.js';
+import { hostIdBlock } from '../runtime/node-agent/host-ids.js';
+import { runsAsRoot, trialUid } from '../runtime/node-agent/pod-users.js';
 import { detectSandboxSupport, SANDBOX_INSTALL_HINT } from '../runtime/sandbox/sandbox-support.js';
 
 export interface SandboxDecision {
@@ -29,7 +30,7 @@ export async function decideNodeSandbox(settings: Settings, controlUrl: string):
     node: code.node,
     packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
     // The last pod uid is never handed out; the trial runs as it.
-    uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+    uid: runsAsRoot() ? trialUid(hostIdBlock(0).podUids) : undefined,
   });
   if (!support.available) {
     if (settings.sandbox === 'bwrap') throw new Error(`BROWSERFN_SANDBOX=bwrap, but ${support.reason}. To fix: ${SANDBOX_INSTALL_HINT}.`);

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { POD_UID_RANGE, PROJECT_UID_RANGE } from '../../src/runtime/node-agent/pod-users.js';
+import { HOST_ID_BLOCKS, hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
 import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
@@ -104,15 +104,14 @@ function listen(server: Server, target: number | string): Promise<void> {
   return new Promise((resolve) => (typeof target === 'number' ? server.listen(target, '127.0.0.1', resolve) : server.listen(target, resolve)));
 }
 
-/** Host processes whose real uid is one the node agent gives pods. */
+/** Host processes whose real uid is one a node agent gives pods (of any block). */
 function podUserProcesses(): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]);
-      const inRange = (range: { first: number; count: number }) => uid >= range.first && uid < range.first + range.count;
-      if (inRange(POD_UID_RANGE) || inRange(PROJECT_UID_RANGE)) found.push(Number(entry));
+      if (uid >= hostIdBlock(0).podUids.first && uid < hostIdBlock(HOST_ID_BLOCKS).podUids.first) found.push(Number(entry));
     } catch {
       // exited meanwhile
     }

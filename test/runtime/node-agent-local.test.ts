@@ -117,3 +117,42 @@ describe('node agent: a pod it cannot prepare', function () {
     await waitFor('the next pod to fail too (the agent still serves)', async () => ((await pods.get('default', 'cannot-start-either'))?.status?.phase === 'Failed' ? true : undefined), 30_000, 100);
   });
 });
+
+describe('node agent: two agents on one host (two `serve` instances)', function () {
+  this.timeout(60_000);
+  const dataDirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'browserfn-node-agent-pair-')));
+  const clusters: ClusterPort[] = [];
+  const agents: NodeAgent[] = [];
+
+  before(async () => {
+    for (const dataDir of dataDirs) {
+      const cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+      clusters.push(cluster);
+      const agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), gracePeriodSeconds: 2 });
+      agents.push(agent);
+      await agent.start();
+    }
+  });
+  after(async () => {
+    await Promise.all(agents.map((agent) => agent.stop()));
+    await Promise.all(clusters.map((cluster) => cluster.close()));
+    for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('hand their pods different loopback addresses: the same pod on both binds its port on each', async () => {
+    const ips = await Promise.all(clusters.map(async (cluster, i) => {
+      const pods = cluster.resource<PodObject>(Kinds.Pod);
+      await pods.create(replica('server'));
+      const pod = await waitFor(`agent ${i}'s pod to be Ready`, async () => {
+        const current = await pods.get('default', 'server');
+        assert.notEqual(current?.status?.phase, 'Failed', JSON.stringify(current?.status));
+        return current?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? current : undefined;
+      }, 30_000, 100);
+      return pod.status!.podIP!;
+    }));
+    assert.notEqual(ips[0], ips[1]);
+    for (const ip of ips) assert.equal(await (await fetch(`http://${ip}:${PORT}/`)).text(), ip, 'each pod answers on its own address');
+    await Promise.all(clusters.map((cluster) => cluster.resource<PodObject>(Kinds.Pod).delete('default', 'server')));
+    await waitFor('both pods to stop', async () => (agents.every((agent) => agent.runningPods === 0) ? true : undefined), 20_000, 100);
+  });
+});

@@ -3,7 +3,7 @@
 // the host's data, and deleting a pod leaves none of its processes, not even detached ones.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -12,7 +12,8 @@ import type { ClusterPort } from '../../src/cluster/port.js';
 import { createLogger } from '../../src/config/logger.js';
 import { NodeAgent, type NodeSandbox } from '../../src/runtime/node-agent/node-agent.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/code-mounts.js';
-import { POD_UID_RANGE, runsAsRoot } from '../../src/runtime/node-agent/pod-users.js';
+import { hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
+import { runsAsRoot, trialUid } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
 import type { Container, PodObject } from '../../src/schemas/pod.js';
 import { processesUnder } from '../support/processes.js';
@@ -43,6 +44,15 @@ function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>
 
 const node = (script: string) => ['node', '-e', script];
 
+/** A host process's real uid, or undefined once it has gone. */
+function hostUidOf(pid: number): number | undefined {
+  try {
+    return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 describe('node agent: pods in sandboxes', function () {
   this.timeout(120_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-node-agent-'));
@@ -59,7 +69,7 @@ describe('node agent: pods in sandboxes', function () {
       mounts: code.mounts,
       node: code.node,
       packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
-      uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+      uid: runsAsRoot() ? trialUid(hostIdBlock(0).podUids) : undefined,
     });
     assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
     // The agent's control plane: the one host loopback port pods reach.
@@ -173,6 +183,36 @@ describe('node agent: pods in sandboxes', function () {
     await waitFor('the pod object to go', async () => ((await pods().get('default', 'long-running')) ? undefined : true), 30_000);
     await waitFor('the detached process to be gone', async () => (processesUnder(`sleep ${marker}`).length === 0 ? true : undefined), 5_000);
     assert.deepEqual(processesUnder(join(dataDir, 'pods')), []);
+  });
+
+  it('gives the pods of two agents on one host (two `serve` instances) different host users (root)', async function () {
+    if (!runsAsRoot()) {
+      console.warn('SKIPPED: pods get host users of their own only when the agent runs as root');
+      this.skip();
+    }
+    const second = new NodeAgent({ cluster, nodeName: `${NODE}-second`, workDir: join(dataDir, 'second-pods'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), sandbox, gracePeriodSeconds: 2 });
+    await second.start();
+    try {
+      const sleeper = (name: string, nodeName: string) => {
+        const created = pod(name, [{ name: 'main', command: node('setInterval(() => {}, 1000)') }]);
+        created.spec.nodeName = nodeName;
+        return created;
+      };
+      await pods().create(sleeper('uid-first', NODE));
+      await pods().create(sleeper('uid-second', `${NODE}-second`));
+      const hostUsers = (dir: string) => waitFor(`a process under ${dir}`, async () => {
+        const uids = processesUnder(dir).map((p) => hostUidOf(p.pid)).filter((uid) => uid !== undefined && uid !== 0);
+        return uids.length > 0 ? new Set(uids) : undefined;
+      }, 30_000);
+      const first = await hostUsers(join(dataDir, 'pods'));
+      const other = await hostUsers(join(dataDir, 'second-pods'));
+      assert.deepEqual([...first].filter((uid) => other.has(uid)), [], `both agents' pods run as ${[...first].join(', ')}`);
+      await pods().delete('default', 'uid-first');
+      await pods().delete('default', 'uid-second');
+      await waitFor('both pods to stop', async () => (agent.runningPods === 0 && second.runningPods === 0 ? true : undefined), 20_000);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('stops a fork bomb at the pod\'s process limit when each pod is a host user of its own (root)', async function () {

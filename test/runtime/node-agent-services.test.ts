@@ -12,7 +12,8 @@ import type { ClusterPort } from '../../src/cluster/port.js';
 import { createLogger } from '../../src/config/logger.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/code-mounts.js';
 import { NodeAgent } from '../../src/runtime/node-agent/node-agent.js';
-import { POD_UID_RANGE, runsAsRoot } from '../../src/runtime/node-agent/pod-users.js';
+import { hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
+import { runsAsRoot, trialUid } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';
@@ -42,7 +43,7 @@ describe('node agent: Service names in sandboxed pods', function () {
       mounts: code.mounts,
       node: code.node,
       packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
-      uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+      uid: runsAsRoot() ? trialUid(hostIdBlock(0).podUids) : undefined,
     });
     assert.ok(support.available, `the sandbox must work on this machine: ${support.available ? '' : support.reason}`);
     // What serve does to its data dir when pods run as other users: they may pass, not list.

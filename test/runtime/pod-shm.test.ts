@@ -13,7 +13,8 @@ import { createLogger } from '../../src/config/logger.js';
 import { NodeAgent } from '../../src/runtime/node-agent/node-agent.js';
 import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/code-mounts.js';
 import { detectMemoryCgroups, type MemoryCgroups } from '../../src/runtime/node-agent/memory-cgroups.js';
-import { POD_UID_RANGE, runsAsRoot } from '../../src/runtime/node-agent/pod-users.js';
+import { hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
+import { runsAsRoot, trialUid } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
 import type { Container, PodObject } from '../../src/schemas/pod.js';
 import { waitFor } from '../support/service.js';
@@ -53,7 +54,7 @@ describe('node agent: each sandboxed pod\'s own /dev/shm', function () {
       mounts: code.mounts,
       node: code.node,
       packageFile: join(SANDBOX_PACKAGE_DIR, 'package.json'),
-      uid: runsAsRoot() ? POD_UID_RANGE.first + POD_UID_RANGE.count - 1 : undefined,
+      uid: runsAsRoot() ? trialUid(hostIdBlock(0).podUids) : undefined,
     });
     if (!support.available) {
       console.warn(`    SKIPPED /dev/shm tests: pods cannot be sandboxed here (${support.reason})`);

@@ -33,6 +33,7 @@ import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js'
 import { NodeRegistration } from './registration.js';
 import { ContainerConfigError, DEFAULT_SECRET_WAIT, resolveContainerEnv } from './container-env.js';
 import { localPathMapper, type VolumeFolder } from './local-paths.js';
+import { claimHostIds, type HostIds } from './host-ids.js';
 import { PodAddresses } from './pod-addresses.js';
 import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
 import { waitUntilReady } from './readiness.js';
@@ -105,6 +106,8 @@ const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
 
 /** Where build pods find their project's npm cache inside a sandbox. */
 const SANDBOX_NPM_CACHE = '/npm-cache';
+/** In the npm cache folder: the host-ids block this agent had last, so the projects' caches keep their owners. */
+const HOST_IDS_MEMO = '.host-ids-block';
 const CLI_MAIN = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 const LAUNCHER_MAIN = fileURLToPath(new URL('./pod-launcher-main.js', import.meta.url));
 
@@ -115,8 +118,8 @@ export class NodeAgent {
   private readonly finished = new Set<string>();
   private stopped = false;
   private readonly registration: NodeRegistration;
-  private readonly uids = new PodUids();
-  private readonly addresses = new PodAddresses();
+  /** This agent's share of the host's uids and loopback addresses, held from start() to stop(). */
+  private hostIds?: { ids: HostIds; uids: PodUids; addresses: PodAddresses };
   private hostsRefresh?: NodeJS.Timeout;
   private readonly oomWatch = new OomWatch();
   private readonly diskWatch = new DiskWatch();
@@ -129,6 +132,9 @@ export class NodeAgent {
   }
 
   async start(): Promise<void> {
+    const ids = await claimHostIds(this.options.npmCacheDir && join(this.options.npmCacheDir, HOST_IDS_MEMO));
+    this.hostIds = { ids, uids: new PodUids(ids.podUids), addresses: new PodAddresses(ids.loopbackOctet) };
+    this.options.log.debug({ block: ids.block, podUids: ids.podUids, loopback: `127.${ids.loopbackOctet}.0.0/16` }, 'holding a block of host ids');
     await this.registration.start();
     this.pods.addHandlers({
       onAdd: (pod) => {
@@ -157,6 +163,12 @@ export class NodeAgent {
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
     this.options.memory?.cgroups?.close();
     await this.registration.stop();
+    await this.hostIds?.ids.release();
+  }
+
+  private get claimed(): { ids: HostIds; uids: PodUids; addresses: PodAddresses } {
+    if (!this.hostIds) throw new Error('the node agent runs pods only once started');
+    return this.hostIds;
   }
 
   get runningPods(): number {
@@ -215,7 +227,7 @@ export class NodeAgent {
         const fixed = pod.spec.containers.some((c) => c.env?.some((e) => e.name === fixedPort && e.value !== '0'));
         if (sharesHostNetwork && fixed) podEnv[fixedPort] = String(await freePort());
       }
-      podIP = sharesHostNetwork ? this.addresses.acquire() : undefined;
+      podIP = sharesHostNetwork ? this.claimed.addresses.acquire() : undefined;
       if (podIP) podEnv[PodEnv.host] = podIP;
       const apiServer = this.options.cluster.podCredentials?.apiServer;
       if (apiServer && hasServiceAccountToken(pod)) {
@@ -234,7 +246,7 @@ export class NodeAgent {
       this.local.delete(key);
       this.finished.add(pod.metadata.uid ?? '');
       local.timers.forEach(clearTimeout);
-      if (podIP) this.addresses.release(podIP);
+      if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
       const [reason, message] = err instanceof ContainerConfigError ? [err.reason, err.message] : ['Error', `the node agent could not prepare the pod: ${(err as Error).message}`];
       if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message });
@@ -244,7 +256,7 @@ export class NodeAgent {
       // Deleted while it was being prepared: nothing of it ran, and nothing of it stays.
       if (this.local.get(key) === local) this.local.delete(key);
       local.timers.forEach(clearTimeout);
-      if (podIP) this.addresses.release(podIP);
+      if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
       return;
     }
@@ -260,11 +272,11 @@ export class NodeAgent {
     try {
       const enter = this.memoryCgroup(pod, local);
       const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
-        ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', Boolean(sandbox) && runsAsRoot())
+        ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', sandbox && runsAsRoot() ? this.claimed.ids.projectUids : undefined)
         : undefined;
       if (sandbox) {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
-        uid = runsAsRoot() ? (npmCache?.uid ?? this.uids.acquire()) : undefined;
+        uid = runsAsRoot() ? (npmCache?.uid ?? this.claimed.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv[PodEnv.artifactFile] = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
@@ -304,12 +316,12 @@ export class NodeAgent {
       this.local.delete(key);
       this.diskWatch.unwatch(local);
       local.timers.forEach(clearTimeout);
-      if (podIP) this.addresses.release(podIP);
+      if (podIP) this.claimed.addresses.release(podIP);
       // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
       if (local.memory?.outOfMemory()) local.outOfMemory = true;
       killProcessesUnder(dir);
       await removeFolder(dir);
-      if (uid !== undefined) this.uids.release(uid);
+      if (uid !== undefined) this.claimed.uids.release(uid);
       await this.releaseMemory(local, key);
       if (local.stopping) return;
       const ok = codes.every((code) => code === 0);

@@ -1,26 +1,28 @@
-// Users pods run as when the node agent runs as root: each pod its own unprivileged uid from a
-// fixed high range, so that nothing of one pod (files, processes) belongs to another or to the server.
+// Users pods run as when the node agent runs as root: each pod its own unprivileged uid from the
+// node agent's high range (host-ids.ts), so that nothing of one pod (files, processes) belongs to
+// another or to the server.
 import { chownSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** Per-pod uids (and gids): [first, first + count). */
-export const POD_UID_RANGE = { first: 1_000_000, count: 100_000 } as const;
-/** Build uids, one per project: the project's npm cache belongs to it, so builds of one project share it. */
-export const PROJECT_UID_RANGE = { first: 1_100_000, count: 100_000 } as const;
+import type { UidRange } from './host-ids.js';
 
 export const runsAsRoot = (): boolean => process.getuid?.() === 0;
 
-/** Hands out the lowest per-pod uid not in use by a running pod. */
+/** The last uid of a pod range: never handed to a pod, so trials of the sandbox run as it. */
+export const trialUid = (range: UidRange): number => range.first + range.count - 1;
+
+/** Hands out the lowest per-pod uid not in use by a running pod (all but the trial uid). */
 export class PodUids {
   private readonly used = new Set<number>();
 
+  constructor(private readonly range: UidRange) {}
+
   acquire(): number {
-    for (let uid = POD_UID_RANGE.first; uid < POD_UID_RANGE.first + POD_UID_RANGE.count; uid++) {
+    for (let uid = this.range.first; uid < trialUid(this.range); uid++) {
       if (this.used.has(uid)) continue;
       this.used.add(uid);
       return uid;
     }
-    throw new Error(`all ${POD_UID_RANGE.count} pod uids are in use`);
+    throw new Error(`all ${this.range.count - 1} pod uids are in use`);
   }
 
   release(uid: number): void {
@@ -33,25 +35,25 @@ export class PodUids {
  * project's build uid, which is read back from the folder's owner on later starts; a new project
  * gets the next free uid of the range.
  */
-export function projectNpmCache(cacheRoot: string, namespace: string, asRoot: boolean): { dir: string; uid?: number } {
+export function projectNpmCache(cacheRoot: string, namespace: string, projectUids: UidRange | undefined): { dir: string; uid?: number } {
   const dir = join(cacheRoot, namespace);
   mkdirSync(cacheRoot, { recursive: true, mode: 0o711 });
   const existing = ownerOf(dir);
-  if (!asRoot) {
+  if (!projectUids) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return { dir };
   }
-  if (existing !== undefined && inRange(existing, PROJECT_UID_RANGE)) return { dir, uid: existing };
+  if (existing !== undefined && inRange(existing, projectUids)) return { dir, uid: existing };
   const taken = new Set(readdirSync(cacheRoot).map((name) => ownerOf(join(cacheRoot, name))));
-  let uid: number = PROJECT_UID_RANGE.first;
+  let uid = projectUids.first;
   while (taken.has(uid)) uid++;
-  if (!inRange(uid, PROJECT_UID_RANGE)) throw new Error('no project uid left for the npm cache');
+  if (!inRange(uid, projectUids)) throw new Error('no project uid left for the npm cache');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chownTree(dir, uid);
   return { dir, uid };
 }
 
-function inRange(uid: number, range: { first: number; count: number }): boolean {
+function inRange(uid: number, range: UidRange): boolean {
   return uid >= range.first && uid < range.first + range.count;
 }
 

@@ -4,7 +4,7 @@
 // mount paths in its arguments map to it, a folder under the host's /tmp not mapped again).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -154,5 +154,34 @@ describe('node agent: two agents on one host (two `serve` instances)', function 
     for (const ip of ips) assert.equal(await (await fetch(`http://${ip}:${PORT}/`)).text(), ip, 'each pod answers on its own address');
     await Promise.all(clusters.map((cluster) => cluster.resource<PodObject>(Kinds.Pod).delete('default', 'server')));
     await waitFor('both pods to stop', async () => (agents.every((agent) => agent.runningPods === 0) ? true : undefined), 20_000, 100);
+  });
+});
+
+describe('node agent: stopping it (`serve` shutting down)', function () {
+  this.timeout(60_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-node-agent-stop-'));
+  let cluster: ClusterPort;
+
+  before(async () => {
+    cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
+  });
+  after(async () => {
+    await cluster?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops its running pods and returns only once their folders are gone', async () => {
+    const workDir = join(dataDir, 'pods');
+    const agent = new NodeAgent({ cluster, nodeName: NODE, workDir, log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), gracePeriodSeconds: 2 });
+    await agent.start();
+    const pods = cluster.resource<PodObject>(Kinds.Pod);
+    await pods.create(replica('running-at-stop'));
+    await waitFor('the pod to be Ready', async () => {
+      const pod = await pods.get('default', 'running-at-stop');
+      return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? pod : undefined;
+    }, 30_000, 100);
+    assert.equal(readdirSync(workDir).filter((name) => name.startsWith('default_running-at-stop_')).length, 1);
+    await agent.stop();
+    assert.deepEqual(existsSync(workDir) ? readdirSync(workDir).filter((name) => !name.startsWith('.')) : [], [], 'pod folders left after the stop');
   });
 });

@@ -85,6 +85,9 @@ interface LocalPod {
   dir: string;
   processes?: PodProcesses;
   exited: Promise<number[]>;
+  /** Settles once nothing of it runs and its folder, uid, address and cgroup are given back. */
+  cleanedUp: Promise<void>;
+  markCleanedUp: () => void;
   stopping: boolean;
   output: string[];
   /** Token refreshes of its projected volumes. */
@@ -208,7 +211,9 @@ export class NodeAgent {
   private async run(pod: PodObject): Promise<void> {
     const key = objectKey(pod);
     const dir = join(this.options.workDir, `${pod.metadata.namespace}_${pod.metadata.name}_${(pod.metadata.uid ?? '').slice(0, 8)}`);
-    const local: LocalPod = { dir, exited: Promise.resolve([]), stopping: false, output: [], timers: [] };
+    let markCleanedUp = () => {};
+    const cleanedUp = new Promise<void>((resolve) => (markCleanedUp = resolve));
+    const local: LocalPod = { dir, exited: Promise.resolve([]), cleanedUp, markCleanedUp, stopping: false, output: [], timers: [] };
     this.local.set(key, local);
     const sandbox = this.options.sandbox;
     // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
@@ -248,20 +253,23 @@ export class NodeAgent {
       local.timers.forEach(clearTimeout);
       if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
+      local.markCleanedUp();
       const [reason, message] = err instanceof ContainerConfigError ? [err.reason, err.message] : ['Error', `the node agent could not prepare the pod: ${(err as Error).message}`];
       if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message });
       return;
     }
+    const artifact = await this.cachedArtifact(pod, containerEnvs);
+    if (sandbox) local.hosts = await this.hostsFile(pod, containerEnvs, dir);
     if (local.stopping) {
-      // Deleted while it was being prepared: nothing of it ran, and nothing of it stays.
+      // Deleted while it was being prepared (after the last wait above, nothing yields until its
+      // processes run): nothing of it ran, and nothing of it stays.
       if (this.local.get(key) === local) this.local.delete(key);
       local.timers.forEach(clearTimeout);
       if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
+      local.markCleanedUp();
       return;
     }
-    const artifact = await this.cachedArtifact(pod, containerEnvs);
-    if (sandbox) local.hosts = await this.hostsFile(pod, containerEnvs, dir);
     const keep = (text: string) => {
       local.output.push(text);
       if (local.output.length > 50) local.output.shift();
@@ -312,17 +320,21 @@ export class NodeAgent {
       await this.setStatus(pod, { ...running, conditions: [condition('Ready', true)] });
     });
     void local.exited.then(async (codes) => {
-      this.finished.add(pod.metadata.uid ?? '');
-      this.local.delete(key);
-      this.diskWatch.unwatch(local);
-      local.timers.forEach(clearTimeout);
-      if (podIP) this.claimed.addresses.release(podIP);
-      // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
-      if (local.memory?.outOfMemory()) local.outOfMemory = true;
-      killProcessesUnder(dir);
-      await removeFolder(dir);
-      if (uid !== undefined) this.claimed.uids.release(uid);
-      await this.releaseMemory(local, key);
+      try {
+        this.finished.add(pod.metadata.uid ?? '');
+        this.local.delete(key);
+        this.diskWatch.unwatch(local);
+        local.timers.forEach(clearTimeout);
+        if (podIP) this.claimed.addresses.release(podIP);
+        // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
+        if (local.memory?.outOfMemory()) local.outOfMemory = true;
+        killProcessesUnder(dir);
+        await removeFolder(dir);
+        if (uid !== undefined) this.claimed.uids.release(uid);
+        await this.releaseMemory(local, key);
+      } finally {
+        local.markCleanedUp();
+      }
       if (local.stopping) return;
       const ok = codes.every((code) => code === 0);
       const ended: PodStatus = local.outOfMemory ? outOfMemoryStatus(pod, local.memory!.limitBytes) : local.evictedFor ? evictedStatus(pod, local.evictedFor) : {
@@ -536,7 +548,8 @@ export class NodeAgent {
     clearTimeout(timer);
     local.processes?.kill();
     killProcessesUnder(local.dir);
-    await this.releaseMemory(local, key);
+    // A stopping agent leaves no pod folder behind for the next start to find.
+    await local.cleanedUp;
   }
 
   /** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */

@@ -5,14 +5,15 @@
 // chart's operator and API) work too: a container without command runs the image's entrypoint
 // (`browserfn`), envFrom and fieldRef are resolved, the ServiceAccount token volume is filled from
 // TokenRequest and seen at the standard path in the sandbox (projected-volumes.ts), a pod on the
-// host's network gets a loopback address of its own (pod-addresses.ts), a sandboxed pod's /etc/hosts
-// resolves the Service names it is given (service-hosts.ts), and Ready follows the readiness
+// host's network gets a loopback address of its own (pod-addresses.ts, host-ids.ts), a sandboxed
+// pod's /etc/hosts resolves the Service names it is given (pod-hosts-files.ts), a container's
+// command and environment are made as a kubelet's (container-commands.ts), and Ready follows the readiness
 // probes (readiness.ts). Each pod's memory is bounded by a cgroup of its own where the machine lets
 // the agent make one (memory-cgroups.ts), and a pod out of memory ends OOMKilled (pod-memory.ts);
 // a pod whose folder holds more than its volume's sizeLimit is evicted (pod-disk.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,11 +23,10 @@ import { isConflict, isNotFound, type ClusterPort } from '../../cluster/port.js'
 import { retryOnConflict } from '../../cluster/retry.js';
 import type { Logger } from '../../config/logger.js';
 import { Informer, objectKey } from '../../controller/runtime/informer.js';
-import type { Container, PodObject, PodStatus } from '../../schemas/pod.js';
+import type { PodObject, PodStatus } from '../../schemas/pod.js';
 import { Labels, Roles } from '../../schemas/resources.js';
 import type { SandboxMount, SandboxNetwork } from '../sandbox/pod-sandbox.js';
 import type { CodeMounts } from './code-mounts.js';
-import type { LaunchedContainer } from './pod-launcher.js';
 import { startProcessGroups, startSandboxedPod, type EnterCgroup, type PodProcesses } from './pod-processes.js';
 import { killProcessesUnder } from '../sandbox/process-group.js';
 import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
@@ -39,11 +39,11 @@ import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes
 import { waitUntilReady } from './readiness.js';
 import type { MemoryCgroups, PodMemoryCgroup } from './memory-cgroups.js';
 import { OomWatch } from './oom-watch.js';
-import { agentMains, isAgentCommand } from './agent-mains.js';
+import { ContainerCommands } from './container-commands.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
 import { evictedStatus, limitedFolders, type LimitedFolder } from './pod-disk.js';
 import { DiskWatch } from './disk-watch.js';
-import { hostsFileContent, resolveServices, serviceNames, type ServiceName } from './service-hosts.js';
+import { PodHostsFiles } from './pod-hosts-files.js';
 import { PodEnv } from '../../schemas/pod-env.js';
 
 export interface NodeAgentOptions {
@@ -92,17 +92,14 @@ interface LocalPod {
   output: string[];
   /** Token refreshes of its projected volumes. */
   timers: NodeJS.Timeout[];
-  /** Its own /etc/hosts and the Service names in it (sandboxed pods that name Services). */
-  hosts?: { file: string; names: Map<string, ServiceName>; content: string };
+  /** Its own /etc/hosts (sandboxed pods that name Services). */
+  hostsFile?: string;
   /** Its memory cgroup, and whether it ran out of memory. */
   memory?: PodMemoryCgroup;
   outOfMemory?: boolean;
   /** The folder that held more than its sizeLimit, for which the pod was evicted. */
   evictedFor?: LimitedFolder;
 }
-
-/** How long Service changes are gathered before the pods' /etc/hosts are written again. */
-const HOSTS_REFRESH_DELAY_MS = 500;
 
 /** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
 const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
@@ -111,7 +108,6 @@ const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
 const SANDBOX_NPM_CACHE = '/npm-cache';
 /** In the npm cache folder: the host-ids block this agent had last, so the projects' caches keep their owners. */
 const HOST_IDS_MEMO = '.host-ids-block';
-const CLI_MAIN = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 const LAUNCHER_MAIN = fileURLToPath(new URL('./pod-launcher-main.js', import.meta.url));
 
 export class NodeAgent {
@@ -123,15 +119,16 @@ export class NodeAgent {
   private readonly registration: NodeRegistration;
   /** This agent's share of the host's uids and loopback addresses, held from start() to stop(). */
   private hostIds?: { ids: HostIds; uids: PodUids; addresses: PodAddresses };
-  private hostsRefresh?: NodeJS.Timeout;
+  private readonly hostsFiles: PodHostsFiles;
   private readonly oomWatch = new OomWatch();
   private readonly diskWatch = new DiskWatch();
-  /** `browserfn pod-agent` and `browserfn build-agent` run without the CLI around them, for speed. */
-  private readonly agentMains = agentMains();
+  private readonly commands: ContainerCommands;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
     this.registration = new NodeRegistration(options.cluster, options.nodeName, options.log);
+    this.hostsFiles = new PodHostsFiles(options.cluster, options.log);
+    this.commands = new ContainerCommands(options.baseEnv);
   }
 
   async start(): Promise<void> {
@@ -142,16 +139,16 @@ export class NodeAgent {
     this.pods.addHandlers({
       onAdd: (pod) => {
         this.syncLogged(pod);
-        this.serviceMayHaveChanged(pod);
+        this.hostsFiles.podChanged(pod);
       },
       onUpdate: (_old, pod) => {
         this.syncLogged(pod);
-        this.serviceMayHaveChanged(pod);
+        this.hostsFiles.podChanged(pod);
       },
       onDelete: (pod) => {
         this.finished.delete(pod.metadata.uid ?? '');
         void this.stopPod(objectKey(pod));
-        this.serviceMayHaveChanged(pod);
+        this.hostsFiles.podChanged(pod);
       },
     });
     this.pods.start();
@@ -161,7 +158,7 @@ export class NodeAgent {
   /** Stops every local pod (SIGTERM, then SIGKILL after the grace period) and the watch. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.hostsRefresh);
+    this.hostsFiles.stop();
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
     this.options.memory?.cgroups?.close();
@@ -259,11 +256,12 @@ export class NodeAgent {
       return;
     }
     const artifact = await this.cachedArtifact(pod, containerEnvs);
-    if (sandbox) local.hosts = await this.hostsFile(pod, containerEnvs, dir);
+    if (sandbox) local.hostsFile = await this.hostsFiles.write(local, pod, podValues(pod, containerEnvs), dir);
     if (local.stopping) {
       // Deleted while it was being prepared (after the last wait above, nothing yields until its
       // processes run): nothing of it ran, and nothing of it stays.
       if (this.local.get(key) === local) this.local.delete(key);
+      this.hostsFiles.forget(local);
       local.timers.forEach(clearTimeout);
       if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
@@ -288,7 +286,7 @@ export class NodeAgent {
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv[PodEnv.artifactFile] = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
-        if (local.hosts) readOnly.push({ source: local.hosts.file, target: '/etc/hosts' });
+        if (local.hostsFile) readOnly.push({ source: local.hostsFile, target: '/etc/hosts' });
         local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter);
       } else {
         if (npmCache) podEnv[PodEnv.npmCache] = npmCache.dir;
@@ -297,7 +295,7 @@ export class NodeAgent {
         // The pod's own /tmp (an emptyDir under a read-only root in a cluster) is its folder here too.
         const tmp = volumes.find((v) => v.mountPath === '/tmp');
         if (tmp) podEnv.TMPDIR = tmp.folder;
-        const containers = pod.spec.containers.map((c, i) => ({ ...this.resolveContainer(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
+        const containers = pod.spec.containers.map((c, i) => ({ ...this.commands.resolve(c, containerEnvs[i], podEnv, localPath), cwd: dir }));
         local.processes = startProcessGroups(containers, keep, enter);
       }
     } catch (err) {
@@ -323,6 +321,7 @@ export class NodeAgent {
       try {
         this.finished.add(pod.metadata.uid ?? '');
         this.local.delete(key);
+        this.hostsFiles.forget(local);
         this.diskWatch.unwatch(local);
         local.timers.forEach(clearTimeout);
         if (podIP) this.claimed.addresses.release(podIP);
@@ -370,13 +369,13 @@ export class NodeAgent {
       env[PodEnv.npmCache] = SANDBOX_NPM_CACHE;
     }
     if (sandbox.chromiumSandbox) env[PodEnv.chromiumSandbox] = '1';
-    const containers = pod.spec.containers.map((c, i) => this.resolveContainer(c, containerEnvs[i], env, (value) => value, sandbox));
+    const containers = pod.spec.containers.map((c, i) => this.commands.resolve(c, containerEnvs[i], env, (value) => value, sandbox));
     const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
     // The limit counts every task of the pod's host user, so it is set only when that user is not the server's.
     const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
     const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
     // An agent's start is on an invocation's or a build's path; a server's (`browserfn api`) is not, and keeps a process of its own.
-    const inProcess = pod.spec.containers.length === 1 && this.agentMainOf(pod.spec.containers[0].command) !== undefined;
+    const inProcess = pod.spec.containers.length === 1 && this.commands.agentMainOf(pod.spec.containers[0].command) !== undefined;
     return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess }, onOutput);
   }
 
@@ -424,60 +423,6 @@ export class NodeAgent {
     }
   }
 
-  /** The pod's own /etc/hosts when its containers name Services (undefined: the host's). */
-  private async hostsFile(pod: PodObject, containerEnvs: Record<string, string>[], dir: string): Promise<LocalPod['hosts']> {
-    const names = serviceNames([...containerEnvs.flatMap((env) => Object.values(env)), ...pod.spec.containers.flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])]);
-    if (names.size === 0) return undefined;
-    try {
-      const addresses = await resolveServices(this.options.cluster, names);
-      const missing = [...names.keys()].filter((name) => !addresses.has(name));
-      if (missing.length > 0) this.options.log.warn({ pod: objectKey(pod), missing }, 'no ready pod behind these Services yet');
-      // Mounted even when nothing resolves yet: it is written again when pods behind the Services become ready.
-      const content = hostsFileContent(names.keys(), addresses);
-      const file = join(dir, 'hosts');
-      writeFileSync(file, content, { mode: 0o644 });
-      return { file, names, content };
-    } catch (err) {
-      this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not resolve the Services the pod names; it gets the host\'s /etc/hosts');
-      return undefined;
-    }
-  }
-
-  /** A pod changed: if local pods resolve Services of its namespace, their /etc/hosts are written again soon. */
-  private serviceMayHaveChanged(pod: PodObject): void {
-    if (this.stopped || this.hostsRefresh) return;
-    const namespaces = new Set([...this.local.values()].flatMap((l) => [...(l.hosts?.names.values() ?? [])].map((n) => n.namespace)));
-    if (!namespaces.has(pod.metadata.namespace ?? '')) return;
-    this.hostsRefresh = setTimeout(() => {
-      void this.refreshHosts().finally(() => {
-        this.hostsRefresh = undefined;
-      });
-    }, HOSTS_REFRESH_DELAY_MS);
-  }
-
-  /** Each Service resolved once; a changed file is rewritten in place (the sandbox binds that very file). */
-  private async refreshHosts(): Promise<void> {
-    const withHosts = [...this.local.entries()].filter(([, l]) => l.hosts);
-    const names = new Map(withHosts.flatMap(([, l]) => [...l.hosts!.names]));
-    try {
-      const addresses = await resolveServices(this.options.cluster, names);
-      for (const [key, local] of withHosts) {
-        const hosts = local.hosts!;
-        const content = hostsFileContent(hosts.names.keys(), addresses);
-        if (content === hosts.content || this.stopped || this.local.get(key) !== local) continue;
-        try {
-          writeFileSync(hosts.file, content);
-          hosts.content = content;
-        } catch (err) {
-          // The pod ended meanwhile and its folder is gone.
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        }
-      }
-    } catch (err) {
-      this.options.log.warn({ err: (err as Error).message }, 'could not refresh the pods\' /etc/hosts');
-    }
-  }
-
   /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
   private volumeFolders(pod: PodObject, dir: string): VolumeFolder[] {
     const seen = new Map<string, VolumeFolder>();
@@ -515,28 +460,6 @@ export class NodeAgent {
     }
   }
 
-  /** A container's command and environment (its own resolved by container-env.ts), `$(VAR)` expanded, paths mapped by `localPath`. */
-  private resolveContainer(
-    container: Container,
-    ownEnv: Record<string, string>,
-    podEnv: Record<string, string>,
-    localPath: (value: string) => string,
-    sandbox?: NodeSandbox,
-  ): LaunchedContainer {
-    const env = this.containerEnv(ownEnv, podEnv, localPath);
-    const expand = (arg: string) => localPath(arg).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => env[name] ?? whole);
-    // No command: the image's entrypoint, which is `browserfn` (deploy/Dockerfile).
-    const command = this.resolveCommand([...(container.command ?? ['browserfn']), ...(container.args ?? [])].map(expand), sandbox);
-    return { name: container.name, command, env, cwd: container.volumeMounts?.[0]?.mountPath ?? '/' };
-  }
-
-  /** The one place a container's environment is made: base, then the container's own, then the pod's. */
-  private containerEnv(ownEnv: Record<string, string>, podEnv: Record<string, string>, localPath: (value: string) => string): Record<string, string> {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.options.baseEnv };
-    for (const [name, value] of Object.entries(ownEnv)) env[name] = localPath(value);
-    return Object.assign(env, podEnv);
-  }
-
   private async stopPod(key: string): Promise<void> {
     const local = this.local.get(key);
     if (!local) return;
@@ -550,28 +473,6 @@ export class NodeAgent {
     killProcessesUnder(local.dir);
     // A stopping agent leaves no pod folder behind for the next start to find.
     await local.cleanedUp;
-  }
-
-  /** The main of the agent a `browserfn <agent>` command runs; undefined for any other command. */
-  private agentMainOf(command: string[] | undefined): string | undefined {
-    const [program, name] = command ?? [];
-    return program === 'browserfn' && isAgentCommand(name) ? this.agentMains[name] : undefined;
-  }
-
-  /** `browserfn <command>` runs this package's own code with the same Node (inside a sandbox: its view of them). */
-  private resolveCommand(command: string[], sandbox?: NodeSandbox): string[] {
-    const node = sandbox ? sandbox.code.node : process.execPath;
-    const inside = (path: string) => (sandbox ? sandbox.code.inside(path) : path);
-    const agentMain = this.agentMainOf(command);
-    if (agentMain) return [node, inside(agentMain), ...command.slice(2)];
-    if (command[0] === 'browserfn') return [node, inside(CLI_MAIN), ...command.slice(1)];
-    if (command[0] === 'chromium') {
-      // The pod template's Chromium runs without its sandbox (a container without user
-      // namespaces); inside ours it can have it.
-      const args = command.slice(1).filter((arg) => !(sandbox?.chromiumSandbox && arg === '--no-sandbox'));
-      return [this.options.baseEnv?.BROWSERFN_CHROMIUM_PATH ?? 'chromium', ...args];
-    }
-    return command;
   }
 
   /** Writes the pod's status on the stored pod, as long as it is still this pod (same uid). */
@@ -595,6 +496,11 @@ export class NodeAgent {
       if (!isNotFound(err)) this.options.log.warn({ pod: pod.metadata.name, err: (err as Error).message }, 'pod status update failed');
     }
   }
+}
+
+/** Every value of the pod's containers that may name a Service: their environment, commands and arguments. */
+function podValues(pod: PodObject, containerEnvs: Record<string, string>[]): string[] {
+  return [...containerEnvs.flatMap((env) => Object.values(env)), ...pod.spec.containers.flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])])];
 }
 
 function freePort(): Promise<number> {

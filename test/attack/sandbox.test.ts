@@ -83,6 +83,17 @@ defineFn('title', async (ctx) => {
   return page.title();
 });
 
+// Node opens its inspector on SIGUSR1: the pod's agent is this process's parent (or the launcher running it).
+defineFn('signal-agent', async () => {
+  process.kill(process.ppid, 'SIGUSR1');
+  let inspector = await connect({ host: '127.0.0.1', port: 9229 });
+  for (const deadline = Date.now() + 2000; inspector !== 'connected' && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    inspector = await connect({ host: '127.0.0.1', port: 9229 });
+  }
+  return { parent: process.ppid, inspector };
+});
+
 defineFn('hold', async () => {
   await new Promise((resolve) => setTimeout(resolve, 120000));
 });
@@ -174,6 +185,14 @@ describe('attack: a Function leaving its pod sandbox', function () {
     assert.ok(probe.pids.includes(1), `pids seen: ${probe.pids.join(' ')}`);
     assert.ok(probe.pids.length < 60 && Math.max(...probe.pids) < 1000, `pids seen: ${probe.pids.join(' ')}`);
     assert.ok(!probe.pids.includes(process.pid), 'the server process is visible');
+  });
+
+  it('cannot open the inspector of its pod\'s agent (SIGUSR1), which holds the pod token', async () => {
+    const done = await invokeAndWait(svc, functionIds['signal-agent'], {});
+    assert.equal(done.status, 'COMPLETED', `the agent survives the signal: ${JSON.stringify(done.cause)}`);
+    const { parent, inspector } = done.results as { parent: number; inspector: string };
+    assert.ok(parent > 1, `the handler's parent is the agent: ${parent}`);
+    assert.notEqual(inspector, 'connected', 'the agent opened its inspector on 127.0.0.1:9229');
   });
 
   it('still runs a normal invocation (playwright-core over CDP)', async () => {

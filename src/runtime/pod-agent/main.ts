@@ -6,7 +6,9 @@
 // invocation's path.
 import { setFlagsFromString } from 'node:v8';
 import { PodEnv } from '../../schemas/pod-env.js';
+import { ignoreInspectorSignal } from '../agent-common/inspector-signal.js';
 
+ignoreInspectorSignal();
 if (process.env[PodEnv.poolMember] === '1') setFlagsFromString('--no-lazy');
 const { runPodAgent } = await import('./pod-agent.js');
 process.exit(await runPodAgent(process.env));

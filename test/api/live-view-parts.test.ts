@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { issueLiveToken, verifyLiveToken } from '../../src/api/live-view/live-token.js';
 import { refuseForViewOnly } from '../../src/api/live-view/view-only.js';
 import { isRelayableHttpPath, isRelayableWsPath } from '../../src/schemas/live-channel.js';
+import { parseChromiumTargets } from '../../src/api/live-view/live-urls.js';
+import { devtoolsContentType } from '../../src/api/routes/sessions/sessions-live-assets.js';
 import { capSessionMetrics, emptySessionMetrics } from '../../src/schemas/session-metrics.js';
 import { issuePodToken, verifyPodToken } from '../../src/runtime/pod-token.js';
 
@@ -11,6 +13,29 @@ const SECRET = 'test-secret';
 const SESSION = '3f1c2a9e-4b7d-4c1e-9a55-0d6b2e7f8a10';
 
 describe('live view: tokens, view-only, paths; session metrics cap', () => {
+  it('keeps only pages with CDP-shaped ids from a relayed page list, and refuses what is not a list', () => {
+    const list = [
+      { id: 'A1B2C3', type: 'page', title: 'Shop', url: 'https://shop.test/', faviconUrl: 'https://shop.test/f.ico' },
+      { id: 'x&remoteFrontend=evil', type: 'page', title: 'forged', url: 'https://evil.test/' },
+      { id: 'D4E5', type: 'service_worker', title: 'sw', url: 'https://shop.test/sw.js' },
+      { id: 'F6', type: 'page', title: 7, url: null },
+      'not an object',
+    ];
+    assert.deepEqual(parseChromiumTargets(Buffer.from(JSON.stringify(list))), [
+      { id: 'A1B2C3', type: 'page', title: 'Shop', url: 'https://shop.test/', faviconUrl: 'https://shop.test/f.ico' },
+      { id: 'F6', type: 'page', title: '', url: '', faviconUrl: undefined },
+    ]);
+    assert.throws(() => parseChromiumTargets(Buffer.from('<html>not json</html>')));
+    assert.throws(() => parseChromiumTargets(Buffer.from('{"id":"A1"}')), /not a list/);
+  });
+
+  it('types a DevTools file by its name, whatever the pod says; unknown names are bytes that nothing renders', () => {
+    assert.equal(devtoolsContentType('inspector.html'), 'text/html; charset=utf-8');
+    assert.equal(devtoolsContentType('entrypoints/inspector/inspector.js'), 'text/javascript; charset=utf-8');
+    assert.equal(devtoolsContentType('Images/src/checker.svg'), 'image/svg+xml');
+    for (const name of ['evil', 'x.html.exe', 'payload.php', 'x.HTML', 'page.htm']) assert.equal(devtoolsContentType(name), 'application/octet-stream', name);
+  });
+
   it('a token verifies for its session until it expires, never for another session or key', () => {
     const exp = Date.now() + 60_000;
     const token = issueLiveToken(SECRET, { project: 'default', sessionId: SESSION, viewOnly: true, exp });

@@ -135,6 +135,11 @@ describe('live view and session metrics (embedded)', function () {
       const failed: string[] = [];
       tab.on('response', (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
       tab.on('requestfailed', (request) => failed.push(`${request.failure()?.errorText} ${request.url()}`));
+      // The façade types each file by its name: none of the frontend's is left untyped.
+      const untyped: string[] = [];
+      tab.on('response', (response) => {
+        if (response.url().includes('/devtools/') && response.headers()['content-type'] === 'application/octet-stream') untyped.push(response.url());
+      });
       await tab.goto(page.debuggerFullscreenUrl);
       // The Elements panel shows the live page's DOM (its script's text), read over the relayed socket.
       await tab.waitForFunction(() => {
@@ -149,6 +154,7 @@ describe('live view and session metrics (embedded)', function () {
         return texts.some((text) => text.includes("console.log('page script ran')"));
       }, undefined, { timeout: 60_000 }).catch((err: Error) => assert.fail(`${err.message}; failed loads: ${failed.join(', ') || 'none'}`));
       assert.deepEqual(failed.filter((entry) => entry.includes('/devtools/')), [], 'every DevTools file loads');
+      assert.deepEqual(untyped, [], 'every DevTools file has its type');
     } finally {
       await browser.close();
     }

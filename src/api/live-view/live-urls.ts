@@ -16,6 +16,21 @@ export interface LiveUrls {
   pages: { id: string; title: string; url: string; faviconUrl: string; debuggerUrl: string; debuggerFullscreenUrl: string }[];
 }
 
+/**
+ * The pages of Chromium's /json/list answer, as the pod relayed it. A pod is not trusted to keep to
+ * the format: ids go into URLs, so only page ids of the shape CDP paths have are kept, and an answer
+ * that is not a list throws.
+ */
+export function parseChromiumTargets(body: Buffer): ChromiumTarget[] {
+  const list: unknown = JSON.parse(body.toString('utf8'));
+  if (!Array.isArray(list)) throw new Error('not a list of targets');
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return list
+    .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    .filter((entry) => entry.type === 'page' && typeof entry.id === 'string' && /^[A-Za-z0-9]{1,64}$/.test(entry.id))
+    .map((entry) => ({ id: entry.id as string, type: 'page', title: text(entry.title), url: text(entry.url), faviconUrl: text(entry.faviconUrl) || undefined }));
+}
+
 /** `origin`: how the caller reached the façade (http://host:port); `token` goes into every path. */
 export function liveUrls(origin: string, sessionId: string, token: string, targets: ChromiumTarget[]): LiveUrls {
   const base = `${origin}/v1/sessions/${sessionId}/live/${token}/devtools`;

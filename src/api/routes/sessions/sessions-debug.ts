@@ -6,7 +6,8 @@ import { sessionView } from '../../../functions/views.js';
 import { conflict } from '../../../domain/errors.js';
 import { LIVE_CHANNEL_WAIT_MS, type LiveLocator } from '../../live-view/live-locator.js';
 import { issueLiveToken } from '../../live-view/live-token.js';
-import { liveUrls, type ChromiumTarget } from '../../live-view/live-urls.js';
+import { liveUrls, parseChromiumTargets, type ChromiumTarget } from '../../live-view/live-urls.js';
+import { HttpError } from '../../http-error.js';
 import { facadeOrigin } from '../../facade-origin.js';
 
 /** The longest a live-view URL works, as the hosted service allows. */
@@ -44,6 +45,7 @@ export function sessionsDebug(locator: LiveLocator): RouteDefinition {
       200: { description: 'The live-view URLs (SessionLiveURLs)', schema: liveUrlsSchema },
       404: { description: 'Not in this project' },
       409: { description: 'The session has not started or has ended' },
+      502: { description: 'The session\'s browser answered its page list wrongly' },
     },
     async handle(ctx, { params, query }, deps) {
       const { invocation } = await getInvocationBySession(deps.cluster, deps.archive, ctx.state.project, params.id);
@@ -56,7 +58,12 @@ export function sessionsDebug(locator: LiveLocator): RouteDefinition {
       const exp = Math.min(now + (query.expiresIn ?? MAX_EXPIRES_IN_SECONDS) * 1000, now + MAX_EXPIRES_IN_SECONDS * 1000, Date.parse(session.expiresAt));
       const token = issueLiveToken(deps.settings.podTokenSecret, { project: ctx.state.project, sessionId: session.id, viewOnly: query.viewOnly ?? false, exp });
       const list = await channel.http('/json/list');
-      const targets = list.status === 200 ? (JSON.parse(list.body.toString('utf8')) as ChromiumTarget[]) : [];
+      let targets: ChromiumTarget[] = [];
+      try {
+        if (list.status === 200) targets = parseChromiumTargets(list.body);
+      } catch {
+        throw new HttpError(502, `Session ${params.id}'s browser answered its page list with something that is not one: ask again in a moment`);
+      }
       ctx.set('cache-control', 'no-store');
       ctx.body = liveUrls(facadeOrigin(ctx), session.id, token, targets);
     },

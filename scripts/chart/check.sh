@@ -103,6 +103,12 @@ if [[ "$proxy_refs" == 2 ]] && grep -q 'secretKeyRef: { name: browserfn-browser-
   ! grep -q 'BROWSERFN_BROWSER_PROXY' "$WORK/default.yaml"; then pass
 else fail "the values-full render does not read BROWSERFN_BROWSER_PROXY from its Secret in the API and the operator (found it $proxy_refs times), or the default render names it"; fi
 
+# /metrics asks for a bearer token: the API and the operator read it from the chart's Secret, and the ServiceMonitor sends it.
+metrics_refs="$(grep -c 'name: BROWSERFN_METRICS_TOKEN$' "$WORK/default.yaml")"
+if [[ "$metrics_refs" == 2 ]] && grep -q 'valueFrom: { secretKeyRef: { name: bfn-browserfn-metrics-token, key: token } }' "$WORK/default.yaml" &&
+  "$HELM" template bfn "$CHART" -n browserfn --set serviceMonitor.enabled=true | grep -q 'credentials: { name: bfn-browserfn-metrics-token, key: token }'; then pass
+else fail "the default render does not give the API and the operator BROWSERFN_METRICS_TOKEN from its Secret (found it $metrics_refs times), or the ServiceMonitor does not send it"; fi
+
 # --- 4. kubeconform against the server's own schemas and our CRDs'
 server_version="$(kubectl version -o json 2>/dev/null | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).serverVersion.gitVersion))')"
 crds_hash="$(cat "$ROOT"/crds/*.yaml "$HERE/kube-schemas.ts" | sha256sum | cut -c1-16)"
@@ -291,14 +297,17 @@ answers
 secret_value() { kubectl -n "$NS_DEFAULT" get secret "$1" -o "jsonpath={.data.$2}" | base64 -d; }
 keys_before="$(secret_value bfn-browserfn-api-keys BROWSERFN_API_KEYS)"
 token_before="$(secret_value bfn-browserfn-pod-token BROWSERFN_POD_TOKEN_SECRET)"
+metrics_before="$(secret_value bfn-browserfn-metrics-token token)"
 kubectl create namespace "$RUN_ID-added" >/dev/null
 run "helm upgrade (a project added)" "$HELM" upgrade bfn "$CHART" -n "$NS_DEFAULT" --set-json "projects=[{\"namespace\":\"$NS_DEFAULT\"},{\"namespace\":\"$RUN_ID-added\"}]"
 keys_after="$(secret_value bfn-browserfn-api-keys BROWSERFN_API_KEYS)"
 token_after="$(secret_value bfn-browserfn-pod-token BROWSERFN_POD_TOKEN_SECRET)"
-if [[ "$keys_before" =~ ^bfn_[A-Za-z0-9]{32}:$NS_DEFAULT$ && "$keys_after" =~ ^$keys_before,bfn_[A-Za-z0-9]{32}:$RUN_ID-added$ && ${#token_before} -eq 48 && "$token_after" == "$token_before" ]]; then
+metrics_after="$(secret_value bfn-browserfn-metrics-token token)"
+if [[ "$keys_before" =~ ^bfn_[A-Za-z0-9]{32}:$NS_DEFAULT$ && "$keys_after" =~ ^$keys_before,bfn_[A-Za-z0-9]{32}:$RUN_ID-added$ && ${#token_before} -eq 48 && "$token_after" == "$token_before" &&
+  ${#metrics_before} -eq 48 && "$metrics_after" == "$metrics_before" ]]; then
   pass
 else
-  fail "helm upgrade did not keep the generated secrets: keys '$keys_before' -> '$keys_after', pod-token kept: $([[ "$token_after" == "$token_before" ]] && echo yes || echo no)"
+  fail "helm upgrade did not keep the generated secrets: keys '$keys_before' -> '$keys_after', pod-token kept: $([[ "$token_after" == "$token_before" ]] && echo yes || echo no), metrics token kept: $([[ -n "$metrics_before" && "$metrics_after" == "$metrics_before" ]] && echo yes || echo no)"
 fi
 can "$RUN_ID-added" "$NS_DEFAULT" $API yes create secrets
 answers

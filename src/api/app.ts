@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from './deps.js';
 import type { JsonSchema, RouteDefinition, RouteState } from './route.js';
-import { ApiKeyAuthenticator } from './auth.js';
+import { ApiKeyAuthenticator, requireMetricsToken } from './auth.js';
 import { HttpError, errorBody, toHttpError } from './http-error.js';
 import { readJsonBody } from './body.js';
 import { compileSchema } from './validation.js';
@@ -60,6 +60,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
     ctx.body = { status: ready ? 'ready' : 'starting' };
   });
   router.get('/metrics', async (ctx) => {
+    requireMetricsToken(ctx.headers, deps.settings.metricsToken);
     ctx.type = deps.metrics.registry.contentType;
     ctx.body = await deps.metrics.registry.metrics();
   });

@@ -26,3 +26,14 @@ export class ApiKeyAuthenticator {
     return project;
   }
 }
+
+/**
+ * /metrics answers only to the scraper's bearer token: metric values count every project's work, so
+ * no tenant's API key opens them.
+ */
+export function requireMetricsToken(headers: Record<string, string | string[] | undefined>, token: string): void {
+  const header = headers.authorization;
+  const given = /^Bearer\s+(\S+)\s*$/i.exec(typeof header === 'string' ? header : '')?.[1];
+  if (!given) throw new HttpError(401, 'Missing metrics token: send "Authorization: Bearer <token>" (BROWSERFN_METRICS_TOKEN, or the metrics.token file in the data dir)', {}, { 'www-authenticate': 'Bearer realm="metrics"' });
+  if (!timingSafeEqual(digest(given), digest(token))) throw new HttpError(401, 'Invalid metrics token: check the Authorization header', {}, { 'www-authenticate': 'Bearer realm="metrics", error="invalid_token"' });
+}

@@ -137,6 +137,8 @@ export interface Settings {
   featureEnv: { fetch: Record<string, string>; buildPods: Record<string, string>; webhooks: Record<string, string> };
   /** Signs per-pod tokens; BROWSERFN_POD_TOKEN_SECRET (shared by operator and API replicas) or made once in the data dir. */
   podTokenSecret: string;
+  /** The bearer token /metrics asks for: BROWSERFN_METRICS_TOKEN, or made once in the data dir (METRICS_TOKEN_FILE). */
+  metricsToken: string;
   artifactStore: ArtifactStoreSettings;
   retention: RetentionSettings;
   warmPool: WarmPoolSettings;
@@ -226,6 +228,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
       buildPods: { ...pick(env, (name) => BUILD_POD_VARIABLES.includes(name)), BROWSERFN_MAX_ARTIFACT_BYTES: String(maxArtifactBytes) },
     },
     podTokenSecret: env.BROWSERFN_POD_TOKEN_SECRET || readOrCreateSecret(join(dataDir, 'pod-token.secret')),
+    metricsToken: metricsTokenFrom(env.BROWSERFN_METRICS_TOKEN) ?? readOrCreateSecret(join(dataDir, METRICS_TOKEN_FILE)),
     watchNamespaces: namespaceList(env.BROWSERFN_WATCH_NAMESPACES),
     artifactStore: artifactStoreFrom(env, dataDir),
     retention: {
@@ -316,6 +319,20 @@ function resolveApiKeys(env: NodeJS.ProcessEnv, dataDir: string): { apiKeys: Api
   const existed = existsSync(keyFile);
   const key = readOrCreateSecret(keyFile, 'bfn_');
   return { apiKeys: [{ key, project: DEFAULT_PROJECT }], generated: !existed };
+}
+
+/** In the data dir: the metrics token made on first start when BROWSERFN_METRICS_TOKEN is not set. */
+export const METRICS_TOKEN_FILE = 'metrics.token';
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+/** Never echoes the value. */
+function metricsTokenFrom(raw: string | undefined): string | undefined {
+  const token = raw?.trim();
+  if (!token) return undefined;
+  if (token.length < MIN_METRICS_TOKEN_LENGTH || /\s/.test(token)) {
+    throw new Error(`BROWSERFN_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters without spaces (it is ${token.length} long); e.g. openssl rand -hex 24`);
+  }
+  return token;
 }
 
 function readOrCreateSecret(path: string, prefix = ''): string {

@@ -1,5 +1,9 @@
 // Authentication, probes, metrics, and the ways an upload or a build can be wrong.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings, METRICS_TOKEN_FILE } from '../../src/config/settings.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { publish } from '../support/publish.js';
@@ -38,9 +42,27 @@ describe('façade guards and build failures (embedded)', function () {
     assert.equal((await fetch(svc.url + '/healthz')).status, 200);
     const ready = await fetch(svc.url + '/readyz');
     assert.equal(ready.status, 200);
-    const metrics = await (await fetch(svc.url + '/metrics')).text();
+    const metrics = await svc.metrics();
     for (const name of ['browserfn_invocations_total', 'browserfn_invocation_duration_seconds', 'browserfn_build_duration_seconds', 'browserfn_workqueue_depth']) {
       assert.ok(metrics.includes(name), `metric ${name}`);
+    }
+  });
+
+  it('opens /metrics to the metrics token only: not without it, not to a wrong one, not to a project\'s API key', async () => {
+    const refusals: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer wrong-token-of-some-length' },
+      { authorization: `Basic ${Buffer.from(`x:${svc.metricsToken}`).toString('base64')}` },
+      { 'x-svc-api-key': svc.apiKey },
+      { authorization: `Bearer ${svc.apiKey}` },
+    ];
+    for (const headers of refusals) {
+      const res = await fetch(svc.url + '/metrics', { headers });
+      assert.equal(res.status, 401, JSON.stringify(headers));
+      assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer /);
+      const body = await res.json();
+      assert.match(body.message, /metrics token/);
+      assert.ok(!JSON.stringify(body).includes('browserfn_'), 'no metric in a refusal');
     }
   });
 
@@ -96,4 +118,26 @@ describe('façade guards and build failures (embedded)', function () {
       assert.match(build.cause?.message ?? '', message);
     });
   }
+});
+
+describe('the metrics token (BROWSERFN_METRICS_TOKEN)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-metrics-token-'));
+  const settings = (env: Record<string, string>) => loadSettings({ dataDir, env: { BROWSERFN_POD_TOKEN_SECRET: 'x', BROWSERFN_API_KEY: 'k', ...env } });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('is made once in the data dir, readable by the server only, when not set', () => {
+    const made = settings({}).metricsToken;
+    assert.ok(made.length >= 16);
+    assert.equal(readFileSync(join(dataDir, METRICS_TOKEN_FILE), 'utf8').trim(), made);
+    assert.equal(statSync(join(dataDir, METRICS_TOKEN_FILE)).mode & 0o777, 0o600);
+    assert.equal(settings({}).metricsToken, made, 'the same on the next start');
+    assert.equal(settings({ BROWSERFN_METRICS_TOKEN: 'a-token-set-by-the-operator' }).metricsToken, 'a-token-set-by-the-operator');
+  });
+
+  it('refuses a short token without echoing it', () => {
+    assert.throws(
+      () => settings({ BROWSERFN_METRICS_TOKEN: 'short-s3cret' }),
+      (err: Error) => /^BROWSERFN_METRICS_TOKEN must be at least 16 characters/.test(err.message) && !err.message.includes('s3cret'),
+    );
+  });
 });

@@ -30,7 +30,7 @@ describe('artifacts end to end (embedded)', function () {
   });
 
   const cacheCount = async (result: 'hit' | 'miss'): Promise<number> => {
-    const text = String((await svc.request('GET', '/metrics')).body);
+    const text = await svc.metrics();
     return Number(new RegExp(`browserfn_node_artifact_cache_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
   };
 

@@ -107,7 +107,7 @@ describe('retention (embedded, filesystem archive)', function () {
     assert.equal((await svc.request('GET', `/v1/functions/builds/${build.id}`)).status, 404);
     await waitFor('the sweep to empty the archive', async () => (archivedFiles(svc).length === 0 ? true : undefined), 60_000, 500);
     assert.deepEqual(await objectCounts(svc), baseline);
-    const metrics = String((await svc.request('GET', '/metrics')).body);
+    const metrics = await svc.metrics();
     assert.match(metrics, /browserfn_retention_actions_total\{action="archived-build"\} 1\n/);
     assert.match(metrics, /browserfn_retention_actions_total\{action="archived-invocation"\} 2\n/);
     assert.match(metrics, /browserfn_retention_actions_total\{action="swept"\} 5\n/);
@@ -126,7 +126,7 @@ describe('retention (embedded, filesystem archive)', function () {
         .map((cm) => cm.metadata.name)
         .filter((name) => name.startsWith('artifact-'));
     await waitFor('old bundles to be pruned', async () => ((await bundles()).length === 1 ? true : undefined), 30_000);
-    assert.match(String((await svc.request('GET', '/metrics')).body), /browserfn_retention_actions_total\{action="pruned-bundle"\} 2\n/);
+    assert.match(await svc.metrics(), /browserfn_retention_actions_total\{action="pruned-bundle"\} 2\n/);
     const versions = await svc.request('GET', `/v1/functions/${fnId}/versions`);
     assert.equal(versions.status, 200);
     const listed = versions.body.results as { version: number }[];

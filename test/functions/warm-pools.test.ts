@@ -186,7 +186,7 @@ describe('warm pools (embedded, real Chromium)', function () {
 
   /** How many invocations each phase histogram counted, for invocations whose browser started `start`. */
   async function phaseCounts(start: 'warm' | 'cold'): Promise<Record<string, number>> {
-    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    const text = await svc.metrics();
     const counts: Record<string, number> = {};
     for (const match of text.matchAll(/^browserfn_invocation_phase_seconds_count\{phase="(\w+)",start="(\w+)"\} (\d+)$/gm)) {
       if (match[2] === start) counts[match[1]] = Number(match[3]);

@@ -13,6 +13,8 @@ export interface TestService {
   url: string;
   dataDir: string;
   apiKey: string;
+  /** The bearer token /metrics asks for. */
+  metricsToken: string;
   service: RunningService;
   /** The service's log lines (server, controllers, node agent and, at debug, every pod's own output) when started with `captureLog`. */
   logLines: string[];
@@ -21,6 +23,8 @@ export interface TestService {
   /** Stops, fails if a pod's process (Chromium, pod or build agent, user code) outlives it, and removes the data dir. */
   stop(): Promise<void>;
   request<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  /** The Prometheus text of /metrics, read with the metrics token. */
+  metrics(): Promise<string>;
 }
 
 export interface TestServiceOptions {
@@ -31,12 +35,13 @@ export interface TestServiceOptions {
 export async function startTestService(env: Record<string, string> = {}, options: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-test-'));
   const apiKey = 'test-key-' + Math.random().toString(36).slice(2);
+  const metricsToken = 'test-metrics-' + Math.random().toString(36).slice(2).padEnd(12, '0');
   // One npm cache for every test service, so dependency installs in builds hit the registry once.
   // Pods stay sandboxed, but on the host's network: the tests' page servers listen on 127.0.0.1,
   // which a pod's own network cannot reach (test/attack/sandbox.test.ts checks that default).
   // Warm pools are off unless a test turns them on: most suites count, find or kill the processes of
   // the pods they start, which idle members would join (warm-pools.test.ts and the corpus run with pools).
-  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_WARM_POOL_SIZE: '0', ...env };
+  const fullEnv = { BROWSERFN_API_KEYS: `${apiKey}:default,other-key:other`, BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_METRICS_TOKEN: metricsToken, ...env };
   const captured = options.captureLog ? captureLog('debug') : undefined;
   const log = captured?.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const boot = () => startStandalone(loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: fullEnv }), log);
@@ -47,6 +52,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     },
     dataDir,
     apiKey,
+    metricsToken,
     logLines: captured?.lines ?? [],
     get service() {
       return service;
@@ -80,6 +86,11 @@ export async function startTestService(env: Record<string, string> = {}, options
         // not JSON: keep the text
       }
       return { status: response.status, body: parsed as any };
+    },
+    async metrics() {
+      const response = await fetchRetryingReset(service.url + '/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
+      if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${await response.text()}`);
+      return response.text();
     },
   } as TestService;
   return handle;

@@ -27,6 +27,7 @@ app.kubernetes.io/component: {{ .component }}
 
 {{- define "browserfn.apiKeysSecret" -}}{{ default (printf "%s-api-keys" (include "browserfn.name" .)) .Values.apiKeys.existingSecret }}{{- end -}}
 {{- define "browserfn.podTokenSecret" -}}{{ include "browserfn.name" . }}-pod-token{{- end -}}
+{{- define "browserfn.metricsTokenSecret" -}}{{ include "browserfn.name" . }}-metrics-token{{- end -}}
 {{- define "browserfn.apiURL" -}}http://{{ include "browserfn.name" . }}-api.{{ .Release.Namespace }}.svc:{{ .Values.api.service.port }}{{- end -}}
 
 {{/* Pod-level settings both Deployments share. */}}
@@ -46,6 +47,8 @@ imagePullSecrets:
 {{- define "browserfn.secretEnv" -}}
 - name: BROWSERFN_POD_TOKEN_SECRET
   valueFrom: { secretKeyRef: { name: {{ include "browserfn.podTokenSecret" . }}, key: BROWSERFN_POD_TOKEN_SECRET } }
+- name: BROWSERFN_METRICS_TOKEN
+  valueFrom: { secretKeyRef: { name: {{ include "browserfn.metricsTokenSecret" . }}, key: token } }
 {{- with .Values.browserProxy }}
 {{- if .existingSecret }}
 - name: BROWSERFN_BROWSER_PROXY

@@ -18,6 +18,9 @@ export function limitConnections(server: Server, perClient: number): void {
   if (perClient <= 0) return;
   const open = new Map<string, number>();
   server.on('connection', (socket) => {
+    // Connections another listener handed over (a pod's own entrance, pod-entrances.ts) are bounded there.
+    const own = server.address();
+    if (own && typeof own === 'object' && socket.localPort !== own.port) return;
     const client = socket.remoteAddress ?? '';
     const count = (open.get(client) ?? 0) + 1;
     if (count > perClient) {

@@ -30,6 +30,7 @@ import { openKubeCluster } from '../cluster/kube/index.js';
 import type { Settings } from '../config/settings.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { Metrics } from '../config/metrics.js';
+import { PodEntranceDoors } from './pod-entrances.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { Informer } from '../controller/runtime/informer.js';
@@ -131,6 +132,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const upgrades = liveView ? acceptLiveViewUpgrades(server, liveView, deps) : undefined;
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
+  const entrances = new PodEntranceDoors(server, port);
   const reachableHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const url = `http://${reachableHost.includes(':') ? `[${reachableHost}]` : reachableHost}:${port}`;
   // Other API replicas reach this one at its pod's address, to serve live views whose pod dialled here.
@@ -140,6 +142,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
     ready = false;
     // API first: pods stopped below then cannot report, so their invocations are retried on the next start.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    entrances.closeAll();
     liveView?.hub.closeAll();
     upgrades?.closeAll();
     server.closeAllConnections();
@@ -172,6 +175,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         npmCacheDir: settings.npmCacheDir,
         sandbox: decision.sandbox,
         memory: memory.memory,
+        entrances,
         artifactCache: settings.artifactCacheBytes > 0 ? new ArtifactCache(join(settings.dataDir, 'artifact-cache'), settings.artifactCacheBytes) : undefined,
         onArtifactCache: (hit) => metrics.artifactCache.inc({ result: hit ? 'hit' : 'miss' }),
         onPodOutput: options.onPodOutput,

@@ -28,6 +28,11 @@ describe('pod sandbox command', () => {
     assert.equal(args[args.indexOf('--') + 1], 'bwrap');
   });
 
+  it('a forwarded port may lead to another host port (the pod\'s own entrance), the others to their own', () => {
+    const [, args] = sandboxCommand({ ...spec, forwardPorts: [3000, 4000], hostPorts: { 3000: 41234 }, network: 'pasta' });
+    assert.deepEqual(after(args.slice(0, args.indexOf('--')), '-T'), [['3000:41234,4000']]);
+  });
+
   it('no forwarded port: nothing of the host loopback at all', () => {
     const [, args] = sandboxCommand({ ...spec, forwardPorts: [], network: 'pasta' });
     assert.deepEqual(after(args.slice(0, args.indexOf('--')), '-T'), [['none']]);

@@ -66,8 +66,23 @@ export interface NodeAgentOptions {
   onArtifactCache?: (hit: boolean) => void;
   /** Told of each pod's output as it comes (chunks of lines), e.g. to show a handler's console live. */
   onPodOutput?: (pod: { namespace: string; name: string }, text: string) => void;
+  /** Sandboxed pods with a network of their own reach the control plane's port through an entrance each (unset: the port itself). */
+  entrances?: PodEntrances;
   /** Each pod's memory: its cgroup (unset cgroups: pods run unbounded, as the caller warned) and the defaults of its spec. */
   memory?: { cgroups?: MemoryCgroups; defaults: PodMemoryDefaults };
+}
+
+/** A pod's own way to the control plane (src/server/pod-entrances.ts). */
+export interface PodEntrance {
+  /** The host loopback port the pod's control-plane port is forwarded to. */
+  port: number;
+  close(): void;
+}
+
+export interface PodEntrances {
+  /** The control plane's port on the host's loopback, as pods are told it. */
+  readonly port: number;
+  openFor(): Promise<PodEntrance>;
 }
 
 export interface NodeSandbox {
@@ -94,6 +109,8 @@ interface LocalPod {
   timers: NodeJS.Timeout[];
   /** Its own /etc/hosts (sandboxed pods that name Services). */
   hostsFile?: string;
+  /** Its own way to the control plane (sandboxed pods with a network of their own). */
+  entrance?: PodEntrance;
   /** Its memory cgroup, and whether it ran out of memory. */
   memory?: PodMemoryCgroup;
   outOfMemory?: boolean;
@@ -242,12 +259,16 @@ export class NodeAgent {
       containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, ip)));
       volumes = this.volumeFolders(pod, dir);
       await this.fillProjectedVolumes(pod, volumes, local, podIP);
+      if (sandbox?.network === 'pasta' && this.options.entrances && sandbox.forwardPorts.includes(this.options.entrances.port)) {
+        local.entrance = await this.options.entrances.openFor();
+      }
     } catch (err) {
       // As a kubelet that cannot prepare a pod (its config, its folder, an address): the pod does
       // not start, and says why, instead of staying Pending with nothing running.
       this.local.delete(key);
       this.finished.add(pod.metadata.uid ?? '');
       local.timers.forEach(clearTimeout);
+      local.entrance?.close();
       if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
       local.markCleanedUp();
@@ -263,6 +284,7 @@ export class NodeAgent {
       if (this.local.get(key) === local) this.local.delete(key);
       this.hostsFiles.forget(local);
       local.timers.forEach(clearTimeout);
+      local.entrance?.close();
       if (podIP) this.claimed.addresses.release(podIP);
       await removeFolder(dir);
       local.markCleanedUp();
@@ -287,7 +309,9 @@ export class NodeAgent {
         if (artifact) podEnv[PodEnv.artifactFile] = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
         if (local.hostsFile) readOnly.push({ source: local.hostsFile, target: '/etc/hosts' });
-        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter);
+        // The control plane's port leads to the pod's own entrance.
+        const hostPorts = local.entrance && this.options.entrances ? { [this.options.entrances.port]: local.entrance.port } : undefined;
+        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter, hostPorts);
       } else {
         if (npmCache) podEnv[PodEnv.npmCache] = npmCache.dir;
         if (artifact) podEnv[PodEnv.artifactFile] = artifact;
@@ -324,6 +348,7 @@ export class NodeAgent {
         this.hostsFiles.forget(local);
         this.diskWatch.unwatch(local);
         local.timers.forEach(clearTimeout);
+        local.entrance?.close();
         if (podIP) this.claimed.addresses.release(podIP);
         // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
         if (local.memory?.outOfMemory()) local.outOfMemory = true;
@@ -361,6 +386,7 @@ export class NodeAgent {
     uid: number | undefined,
     onOutput: (text: string) => void,
     enter: EnterCgroup | undefined,
+    hostPorts: Record<number, number> | undefined,
   ): PodProcesses {
     const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath, readOnly: ro }) => ({ source: folder, target: mountPath, writable: !ro }))];
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
@@ -376,7 +402,7 @@ export class NodeAgent {
     const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
     // An agent's start is on an invocation's or a build's path; a server's (`browserfn api`) is not, and keeps a process of its own.
     const inProcess = pod.spec.containers.length === 1 && this.commands.agentMainOf(pod.spec.containers[0].command) !== undefined;
-    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess }, onOutput);
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, hostPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess }, onOutput);
   }
 
   /**

@@ -16,6 +16,8 @@ export interface PodSandboxSpec {
   network: SandboxNetwork;
   /** Host loopback TCP ports reachable at the same port of the pod's loopback (the control plane). */
   forwardPorts: number[];
+  /** Where on the host's loopback a forwarded port leads, when not to the same port (a pod's own entrance). */
+  hostPorts?: Record<number, number>;
   /**
    * Most processes and threads the pod's host user may have (RLIMIT_NPROC), so a fork bomb stops
    * there. Only meaningful when the pod runs as a host user of its own.
@@ -43,15 +45,17 @@ const ETC_ENTRIES = [
 
 export function sandboxCommand(spec: PodSandboxSpec): [string, string[]] {
   const bwrap = ['bwrap', ...bwrapArguments(spec), '--', ...spec.command];
-  const outermost = spec.network === 'host' ? bwrap : ['pasta', ...pastaArguments(spec.forwardPorts), '--', ...bwrap];
+  const forwards = spec.forwardPorts.map((port) => (spec.hostPorts?.[port] ? `${port}:${spec.hostPorts[port]}` : String(port)));
+  const outermost = spec.network === 'host' ? bwrap : ['pasta', ...pastaArguments(forwards), '--', ...bwrap];
   const command = spec.maxProcesses ? ['prlimit', `--nproc=${spec.maxProcesses}:${spec.maxProcesses}`, '--', ...outermost] : outermost;
   return [command[0], command.slice(1)];
 }
 
-function pastaArguments(forwardPorts: number[]): string[] {
+/** `forwards`: pasta's port specs, `port` or `port:hostPort`. */
+function pastaArguments(forwards: string[]): string[] {
   // Every forwarding is explicit: pasta's default ("auto") would mirror the host's listening
   // loopback ports into the pod and the pod's into the host.
-  const tcpToHost = forwardPorts.length > 0 ? forwardPorts.join(',') : 'none';
+  const tcpToHost = forwards.length > 0 ? forwards.join(',') : 'none';
   return ['--config-net', '--quiet', '--no-map-gw', '-t', 'none', '-u', 'none', '-T', tcpToHost, '-U', 'none'];
 }
 

@@ -267,11 +267,7 @@ export class NodeAgent {
       // not start, and says why, instead of staying Pending with nothing running.
       this.local.delete(key);
       this.finished.add(pod.metadata.uid ?? '');
-      local.timers.forEach(clearTimeout);
-      local.entrance?.close();
-      if (podIP) this.claimed.addresses.release(podIP);
-      await removeFolder(dir);
-      local.markCleanedUp();
+      await this.releasePrepared(local, podIP);
       const [reason, message] = err instanceof ContainerConfigError ? [err.reason, err.message] : ['Error', `the node agent could not prepare the pod: ${(err as Error).message}`];
       if (!local.stopping) await this.setStatus(pod, { phase: 'Failed', reason, message });
       return;
@@ -283,11 +279,7 @@ export class NodeAgent {
       // processes run): nothing of it ran, and nothing of it stays.
       if (this.local.get(key) === local) this.local.delete(key);
       this.hostsFiles.forget(local);
-      local.timers.forEach(clearTimeout);
-      local.entrance?.close();
-      if (podIP) this.claimed.addresses.release(podIP);
-      await removeFolder(dir);
-      local.markCleanedUp();
+      await this.releasePrepared(local, podIP);
       return;
     }
     const keep = (text: string) => {
@@ -372,6 +364,15 @@ export class NodeAgent {
       const fresh = await this.options.cluster.resource<PodObject>(Kinds.Pod).get(pod.metadata.namespace, pod.metadata.name);
       if (fresh && fresh.metadata.uid === pod.metadata.uid) await this.setStatus(fresh, { ...fresh.status, ...status });
     });
+  }
+
+  /** Gives back what preparing a pod that never ran took: its token refreshes, entrance, address and folder. */
+  private async releasePrepared(local: LocalPod, podIP: string | undefined): Promise<void> {
+    local.timers.forEach(clearTimeout);
+    local.entrance?.close();
+    if (podIP) this.claimed.addresses.release(podIP);
+    await removeFolder(local.dir);
+    local.markCleanedUp();
   }
 
   /** All containers of the pod in one sandbox: its volumes at their mount paths, the package code read-only. */

@@ -44,8 +44,20 @@ export function decodeBody(body: Buffer, contentTypeHeader: string | undefined):
   if (!isTextMime(mimeType)) return { mimeType };
   const charset = bomCharset(body) ?? usableCharset(declared.charset) ?? sniffCharset(body, mimeType);
   const bomLength = bomCharset(body) ? (charset === 'utf-8' ? 3 : 2) : 0;
-  const text = new TextDecoder(charset).decode(body.subarray(bomLength));
+  const text = decodeText(body.subarray(bomLength), charset);
   return { mimeType, text, charset };
+}
+
+/**
+ * windows-1252's bytes 0x80-0x9F (“ ” ‘ ’ – — € …), as the WHATWG index has them: Node 20 and 22
+ * decode windows-1252 as ISO-8859-1 (a fast path for latin1 labels), which makes them invisible C1
+ * controls. Every other charset goes to TextDecoder.
+ */
+const WINDOWS_1252_C1 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
+
+function decodeText(bytes: Buffer, charset: string): string {
+  if (charset !== 'windows-1252') return new TextDecoder(charset).decode(bytes);
+  return bytes.toString('latin1').replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80]);
 }
 
 function usableCharset(label: string | undefined): string | undefined {

@@ -87,6 +87,16 @@ describe('fetch units', () => {
     it('falls back to windows-1252 for undeclared bytes that are not UTF-8', () => {
       assert.equal(decodeBody(Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'text/plain').text, 'café');
     });
+    it('decodes windows-1252 (and its latin1 labels, as WHATWG maps them) with its quotes, dashes and euro sign', () => {
+      // “q” – 5€ … then every byte 0x80-0x9F, the five the index leaves as they are included.
+      const bytes = Buffer.from([0x93, 0x71, 0x94, 0x20, 0x96, 0x20, 0x35, 0x80, 0x20, 0x85]);
+      for (const header of ['text/html; charset=windows-1252', 'text/html; charset=iso-8859-1', 'text/html; charset=latin1', 'text/html; charset=us-ascii', 'text/html']) {
+        assert.equal(decodeBody(bytes, header).text, '“q” – 5€ …', header);
+      }
+      const c1 = decodeBody(Buffer.from(Array.from({ length: 32 }, (_, i) => 0x80 + i)), 'text/plain; charset=windows-1252').text!;
+      assert.equal(c1, '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ');
+      assert.equal(decodeBody(Buffer.from('<meta charset="windows-1252"><p>\x93x\x94</p>', 'latin1'), 'text/html').text, '<meta charset="windows-1252"><p>“x”</p>');
+    });
   });
 
   describe('markdown writer guards', () => {

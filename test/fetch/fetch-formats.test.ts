@@ -78,6 +78,11 @@ describe('POST /v1/fetch formats', function () {
       else if (path === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('just *plain* text\nsecond line');
       else if (path === '/report') res.writeHead(200, { 'content-type': 'text/plain' }).end('Order report\nOrder number: A-1009\nTotal: 1.234,50 EUR\nShipped: yes\n');
       else if (path === '/json') res.writeHead(200, { 'content-type': 'application/json' }).end('{"name":"Widget","price":"12,50 €","stock":{"availability":"http://schema.org/OutOfStock"}}');
+      else if (path === '/json-lists') res.writeHead(200, { 'content-type': 'application/json' }).end('{"tags":["a","b","c"],"nums":[1,2,3],"data":{"labels":["x","y"]},"list":[{"n":"p","v":1},{"n":"q","v":2}]}');
+      else if (path === '/jsonld-images') {
+        const product = { '@context': 'https://schema.org', '@type': 'Product', name: 'Lamp', image: ['https://shop.test/1.jpg', 'https://shop.test/2.jpg', 'https://shop.test/3.jpg'] };
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><script type="application/ld+json">${JSON.stringify(product)}</script></head><body><h1>Lamp</h1></body></html>`);
+      }
       else if (path === '/csv') res.writeHead(200, { 'content-type': 'text/csv' }).end('name,qty\nbolts,4\n"nuts, large",2\n');
       else res.writeHead(404).end();
     });
@@ -370,6 +375,30 @@ describe('POST /v1/fetch formats', function () {
         schema: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' }, availability: { type: 'string' } } },
       });
       assert.deepEqual(body.content, { name: 'Widget', price: 12.5, availability: 'OutOfStock' });
+    });
+
+    it('keeps every item of lists of plain values, in a JSON body and in a page\'s JSON-LD', async () => {
+      const list = (type: string) => ({ type: 'array', items: { type } });
+      const { body } = await api.post({
+        url: `${upstream.url}/json-lists`,
+        format: 'json',
+        schema: {
+          type: 'object',
+          properties: {
+            tags: list('string'),
+            nums: list('number'),
+            labels: list('string'),
+            list: { type: 'array', items: { type: 'object', properties: { n: { type: 'string' }, v: { type: 'number' } } } },
+          },
+        },
+      });
+      assert.deepEqual(body.content, { tags: ['a', 'b', 'c'], nums: [1, 2, 3], labels: ['x', 'y'], list: [{ n: 'p', v: 1 }, { n: 'q', v: 2 }] });
+      const page = await api.post({
+        url: `${upstream.url}/jsonld-images`,
+        format: 'json',
+        schema: { type: 'object', properties: { name: { type: 'string' }, image: { type: 'array', items: { type: 'string', format: 'uri' } } } },
+      });
+      assert.deepEqual(page.body.content, { name: 'Lamp', image: ['https://shop.test/1.jpg', 'https://shop.test/2.jpg', 'https://shop.test/3.jpg'] });
     });
 
     it('a page that cannot satisfy the schema is a 400 with the partial result and the unmet rules', async () => {

@@ -73,7 +73,7 @@ function fromEntityOnly(entity: Entity, schema: ValueSchema, base: URL | undefin
   for (const [name, sub] of Object.entries(schema.properties)) {
     const profile = profileProperty(name, sub);
     const subTypes = schemaTypes(sub);
-    for (const candidate of entityCandidates(entity, profile)) {
+    for (const candidate of subTypes.includes('array') ? listCandidates(entity, profile) : entityCandidates(entity, profile)) {
       let value: unknown;
       if (subTypes.includes('object') && candidate && typeof candidate === 'object' && !Array.isArray(candidate)) value = fromEntityOnly(candidate as Entity, sub, base);
       else if (subTypes.includes('array')) {
@@ -191,6 +191,12 @@ function entityCandidates(entity: Entity, profile: PropertyProfile): unknown[] {
   visit(entity, 0, false);
   found.sort((a, b) => a.rank - b.rank || a.depth - b.depth);
   return found.flatMap((f) => (Array.isArray(f.value) && f.value.length > 0 && typeof f.value[0] !== 'object' ? [f.value[0], f.value] : [f.value]));
+}
+
+/** For an array property: the entity's lists before its single values (entityCandidates offers a list's first item before the list, for scalar properties). */
+function listCandidates(entity: Entity, profile: PropertyProfile): unknown[] {
+  const candidates = entityCandidates(entity, profile);
+  return [...candidates.filter((c) => Array.isArray(c)), ...candidates.filter((c) => !Array.isArray(c))];
 }
 
 function* metaCandidates(meta: Map<string, string[]>, profile: PropertyProfile): Generator<string> {
@@ -382,7 +388,7 @@ function extractArray(page: Page, schema: ValueSchema, path: string, at: Scope, 
   const context = { kind: profileProperty(profile.name, itemSchema).kind ?? profile.kind, base: page.base };
   const normalise = (values: unknown[]): unknown[] | undefined => collect(values.map((v) => normaliseScalar(v, itemSchema, context)));
   if (at.entity) {
-    for (const candidate of entityCandidates(at.entity, profile)) {
+    for (const candidate of listCandidates(at.entity, profile)) {
       const list = Array.isArray(candidate) ? candidate : typeof candidate === 'string' && profile.kind === 'keywords' ? candidate.split(',') : [candidate];
       const found = normalise(list);
       if (found) return found;

@@ -40,6 +40,21 @@ defineFn('two-pages', async (ctx, params: { url: string; frames: number }) => {
 });
 `;
 
+// A link with target=_blank opens its page without an opener: a renderer of its own, which exists only once the page may run.
+const POPUP_FN = `
+import { defineFn } from 'browserfn';
+import { chromium } from 'playwright-core';
+
+defineFn('popup', async (ctx, params: { url: string }) => {
+  const browser = await chromium.connectOverCDP(ctx.session.connectUrl);
+  const page = browser.contexts()[0].pages()[0];
+  await page.goto(params.url + '/opener');
+  const [popup] = await Promise.all([page.waitForEvent('popup', { timeout: 30000 }), page.click('#open')]);
+  await popup.waitForFunction(() => (window as any).painted >= 20, undefined, { polling: 100 });
+  return { title: await popup.title(), url: popup.url() };
+});
+`;
+
 const PAGE = (title: string) => `<!doctype html><html><head><title>${title}</title></head><body>
 <h1>${title}</h1><button id="add" onclick="document.body.appendChild(Object.assign(document.createElement('p'), {textContent: 'added'}))">add</button>
 <div id="box" style="width:200px;height:200px"></div>
@@ -79,7 +94,7 @@ describe('session recording (serve, Chromium, ffmpeg)', function () {
   let pages: PageServer;
 
   before(async () => {
-    pages = await startPageServer({ '/one': PAGE('Page one'), '/two': PAGE('Page two') });
+    pages = await startPageServer({ '/one': PAGE('Page one'), '/two': PAGE('Page two'), '/opener': '<!doctype html><a id="open" href="/two" target="_blank">open</a>' });
   });
   after(async () => {
     await pages.close();
@@ -165,6 +180,17 @@ describe('session recording (serve, Chromium, ffmpeg)', function () {
     assert.deepEqual(await client.sessions.recording.retrieve(unrecorded.sessionId), []);
     assert.deepEqual(await client.sessions.recording.downloads.list(unrecorded.sessionId), { downloads: [] });
     assert.deepEqual(recordingFiles(svc, unrecorded.sessionId), []);
+  });
+
+  it('opens and records a page a link opens in a new tab (target=_blank, no opener)', async () => {
+    svc = await startTestService();
+    const build = await publish(svc, writeProject({ 'index.ts': POPUP_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const invocation = await invokeAndWait(svc, build.builtFunctions![0].id, { params: { url: pages.url } });
+    assert.equal(invocation.status, 'COMPLETED', JSON.stringify(invocation.cause));
+    assert.deepEqual(invocation.results, { title: 'Page two', url: `${pages.url}/two` });
+    const replays = await new Browserbase({ apiKey: svc.apiKey, baseURL: svc.url }).sessions.replays.retrieve(invocation.sessionId);
+    assert.equal(replays.pageCount, 2, `the opener and the new tab are recorded: ${JSON.stringify(replays)}`);
   });
 
   it('cuts a recording at its size cap with a marker, and retention deletes it with the invocation', async () => {

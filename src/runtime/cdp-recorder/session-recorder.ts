@@ -155,22 +155,23 @@ export class SessionRecorder {
     const { sessionId, targetInfo } = attached;
     const send = (method: string, params: object = {}) =>
       (this.#client.send as (method: string, params: object, sessionId: string) => Promise<unknown>)(method, params, sessionId);
-    try {
-      if (targetInfo.type === 'page') {
-        const page: PageTarget = { targetId: targetInfo.targetId, sessionId, send };
-        // Instruments added from now on attach to this page themselves, once it is ready.
-        const instruments = [...this.#instruments];
-        const ready = Promise.all([send('Runtime.enable'), send('Network.enable'), send('Page.enable')]).then(() => undefined);
-        this.#pages.set(sessionId, { page, ready });
-        await ready;
-        await Promise.all(instruments.map((instrument) => attachQuietly(instrument, page)));
-      }
-    } catch {
-      // The target went away while being instrumented.
-    } finally {
-      // Targets wait for every auto-attached client before they run; never leave one paused.
-      if (attached.waitingForDebugger) await send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
+    // Targets wait for every auto-attached client before they run. The page's set-up is sent first
+    // and its release right after, without waiting for answers: a page opened without an opener (a
+    // link's target=_blank) has no renderer until it runs, and answers nothing before that; the
+    // browser keeps a session's commands in order, so the set-up still comes before the page runs.
+    const setUp: Promise<unknown>[] = [];
+    if (targetInfo.type === 'page') {
+      const page: PageTarget = { targetId: targetInfo.targetId, sessionId, send };
+      // Instruments added from now on attach to this page themselves, once it is ready.
+      const instruments = [...this.#instruments];
+      const ready = Promise.all([send('Runtime.enable'), send('Network.enable'), send('Page.enable')]).then(() => undefined);
+      this.#pages.set(sessionId, { page, ready });
+      // Each instrument sends its commands as it is called (attachQuietly: none fails the page).
+      setUp.push(ready, ...instruments.map((instrument) => attachQuietly(instrument, page)));
     }
+    if (attached.waitingForDebugger) setUp.push(send('Runtime.runIfWaitingForDebugger'));
+    // A target that went away while being set up leaves nothing to wait for.
+    await Promise.all(setUp.map((pending) => pending.catch(() => undefined)));
   }
 
   #record(message: CDP.EventMessage): void {

@@ -10,7 +10,7 @@ import type { PodEntrance, PodEntrances } from '../runtime/node-agent/node-agent
 /** A pod agent needs a few (input, report, live view, records); its handler may call the API too. */
 export const POD_ENTRANCE_MAX_CONNECTIONS = 64;
 
-export class PodEntranceDoors implements PodEntrances {
+export class PodEntranceListeners implements PodEntrances {
   private readonly open = new Set<NetServer>();
   private closed = false;
 

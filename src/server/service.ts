@@ -30,7 +30,7 @@ import { openKubeCluster } from '../cluster/kube/index.js';
 import type { Settings } from '../config/settings.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { Metrics } from '../config/metrics.js';
-import { PodEntranceDoors } from './pod-entrances.js';
+import { PodEntranceListeners } from './pod-entrances.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
 import { Informer } from '../controller/runtime/informer.js';
@@ -132,7 +132,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   const upgrades = liveView ? acceptLiveViewUpgrades(server, liveView, deps) : undefined;
   await listen(server, settings.port, settings.host);
   const { port } = server.address() as AddressInfo;
-  const entrances = new PodEntranceDoors(server, port);
+  const entrances = new PodEntranceListeners(server, port);
   const reachableHost = settings.host === '0.0.0.0' || settings.host === '::' ? '127.0.0.1' : settings.host;
   const url = `http://${reachableHost.includes(':') ? `[${reachableHost}]` : reachableHost}:${port}`;
   // Other API replicas reach this one at its pod's address, to serve live views whose pod dialled here.

@@ -12,7 +12,7 @@ import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modu
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
-import { processTreeOf } from '../support/processes.js';
+import { processTreeOf, realUidOf } from '../support/processes.js';
 
 const PACKAGE_ROOT = dirname(defaultRuntimeModulesDir());
 
@@ -120,12 +120,8 @@ function podUserProcesses(): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]);
-      if (uid >= hostIdBlock(0).podUids.first && uid < hostIdBlock(HOST_ID_BLOCKS).podUids.first) found.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
+    const uid = realUidOf(Number(entry));
+    if (uid !== undefined && uid >= hostIdBlock(0).podUids.first && uid < hostIdBlock(HOST_ID_BLOCKS).podUids.first) found.push(Number(entry));
   }
   return found;
 }

@@ -3,7 +3,7 @@
 // the host's data, and deleting a pod leaves none of its processes, not even detached ones.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -16,7 +16,7 @@ import { hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
 import { runsAsRoot, trialUid } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
 import type { Container, PodObject } from '../../src/schemas/pod.js';
-import { processesUnder } from '../support/processes.js';
+import { processesUnder, realUidOf } from '../support/processes.js';
 import { waitFor } from '../support/service.js';
 import { artifactOf } from '../support/artifact.js';
 import { browserPod } from '../../src/controller/pods/templates.js';
@@ -44,14 +44,6 @@ function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>
 
 const node = (script: string) => ['node', '-e', script];
 
-/** A host process's real uid, or undefined once it has gone. */
-function hostUidOf(pid: number): number | undefined {
-  try {
-    return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  } catch {
-    return undefined;
-  }
-}
 
 describe('node agent: pods in sandboxes', function () {
   this.timeout(120_000);
@@ -201,7 +193,7 @@ describe('node agent: pods in sandboxes', function () {
       await pods().create(sleeper('uid-first', NODE));
       await pods().create(sleeper('uid-second', `${NODE}-second`));
       const hostUsers = (dir: string) => waitFor(`a process under ${dir}`, async () => {
-        const uids = processesUnder(dir).map((p) => hostUidOf(p.pid)).filter((uid) => uid !== undefined && uid !== 0);
+        const uids = processesUnder(dir).map((p) => realUidOf(p.pid)).filter((uid) => uid !== undefined && uid !== 0);
         return uids.length > 0 ? new Set(uids) : undefined;
       }, 30_000);
       const first = await hostUsers(join(dataDir, 'pods'));

@@ -94,3 +94,12 @@ function readlinkOrEmpty(path: string): string {
     return '';
   }
 }
+
+/** A process's real uid on the host, or undefined once it has gone. */
+export function realUidOf(pid: number): number | undefined {
+  try {
+    return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
+}

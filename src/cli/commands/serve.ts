@@ -42,7 +42,6 @@ function withCommon(command: Command): Command {
 async function run(opts: ServeOptions, parts: { api: boolean; controllers: boolean; nodeAgent: boolean; lease?: boolean }): Promise<void> {
   // Loaded here, not at the top: the pod agents share this entry point and must start fast.
   const { loadSettings, METRICS_TOKEN_FILE } = await import('../../config/settings.js');
-  const { join } = await import('node:path');
   const { createLogger } = await import('../../config/logger.js');
   const { startService } = await import('../../server/service.js');
   const settings = loadSettings({ port: opts.port, host: opts.host, dataDir: opts.dataDir });
@@ -66,7 +65,7 @@ async function run(opts: ServeOptions, parts: { api: boolean; controllers: boole
   if (parts.api && settings.generatedApiKey) {
     process.stdout.write(`API key (generated once, kept in ${settings.dataDir}/api-key): ${settings.apiKeys[0].key}\n`);
   }
-  if (!process.env.BROWSERFN_METRICS_TOKEN) process.stdout.write(`Prometheus metrics: ${service.url}/metrics with "Authorization: Bearer <the token in ${join(settings.dataDir, METRICS_TOKEN_FILE)}>"\n`);
+  if (!process.env.BROWSERFN_METRICS_TOKEN) process.stdout.write(`Prometheus metrics: ${service.url}/metrics with "Authorization: Bearer <the token in ${settings.dataDir}/${METRICS_TOKEN_FILE}>"\n`);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -18,7 +18,8 @@ export function launchHash(shape: LaunchShape, resources?: PodResources, preload
   const canonical = JSON.stringify({
     viewport: shape.viewport ? [shape.viewport.width, shape.viewport.height] : null,
     ...(shape.proxied ? { proxied: true } : {}),
-    resources: resources ? [resources.requests?.cpu ?? null, resources.requests?.memory ?? null, resources.limits?.memory ?? null] : null,
+    // A CPU limit only when set, so pools that name none keep the hashes their members were made with.
+    resources: resources ? [resources.requests?.cpu ?? null, resources.requests?.memory ?? null, resources.limits?.memory ?? null, ...(resources.limits?.cpu ? [resources.limits.cpu] : [])] : null,
     // Only when set, so pools that name none keep the hashes their members were made with.
     ...(preload ? { preload: [...preload].sort() } : {}),
     ...(preloadArtifact ? { preloadArtifact } : {}),

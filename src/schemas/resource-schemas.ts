@@ -285,7 +285,7 @@ export const browserPoolSpecSchema: JsonSchema = {
     resources: {
       type: 'object',
       additionalProperties: false,
-      description: 'Resources of each member pod (default: requests cpu 250m, memory 512Mi or the limit if smaller; limit memory BROWSERFN_POD_MEMORY_MB, 2Gi unless set).',
+      description: 'Resources of each member pod (default: requests cpu 250m, memory 512Mi or the limit if smaller; limit memory BROWSERFN_POD_MEMORY_MB, 2Gi unless set; no CPU limit).',
       properties: {
         requests: {
           type: 'object',
@@ -297,7 +297,7 @@ export const browserPoolSpecSchema: JsonSchema = {
           type: 'object',
           additionalProperties: false,
           description: 'The most a member may use.',
-          properties: { memory: quantity('Memory, e.g. 2Gi.') },
+          properties: { cpu: quantity('CPU, e.g. 2 (a CFS quota: a browser held at it renders and runs scripts slower).'), memory: quantity('Memory, e.g. 2Gi.') },
         },
       },
     },

@@ -113,7 +113,7 @@ export interface LaunchShape {
 
 export interface PodResources {
   requests?: { cpu?: string; memory?: string };
-  limits?: { memory?: string };
+  limits?: { cpu?: string; memory?: string };
 }
 
 export interface BrowserPoolSpec {

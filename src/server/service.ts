@@ -46,6 +46,7 @@ import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 import { limitConnections } from './connection-limits.js';
 import { decideNodeMemory } from './node-memory.js';
+import { decideNodeCpu } from './node-cpu.js';
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
@@ -162,7 +163,8 @@ export async function startService(settings: Settings, options: ServiceOptions, 
       const decision = await decideNodeSandbox(settings, settings.controlUrl ?? url);
       if (options.api) assertProjectsIsolated(settings, decision);
       const memory = decideNodeMemory(settings.podMemory, log);
-      podIsolation = `${describeIsolation(decision)}; ${memory.description}`;
+      const cpu = decideNodeCpu(memory.memory.cgroups, log);
+      podIsolation = `${describeIsolation(decision)}; ${memory.description}; ${cpu.description}`;
       if (decision.openedForPodUsers.length > 0) log.warn({ folders: decision.openedForPodUsers }, 'made folders passable (o+x) for pod users, who must reach what their sandboxes mount');
       if (decision.sandbox) openDataDirForPodUsers(settings.dataDir);
       else log.warn({ reason: decision.reason }, 'pods run unsandboxed: as the server\'s user, on its network and files');
@@ -175,13 +177,15 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         npmCacheDir: settings.npmCacheDir,
         sandbox: decision.sandbox,
         memory: memory.memory,
+        cpu: cpu.cgroups,
         entrances,
         artifactCache: settings.artifactCacheBytes > 0 ? new ArtifactCache(join(settings.dataDir, 'artifact-cache'), settings.artifactCacheBytes) : undefined,
         onArtifactCache: (hit) => metrics.artifactCache.inc({ result: hit ? 'hit' : 'miss' }),
         onPodOutput: options.onPodOutput,
       });
       await nodeAgent.start();
-      nodeCpu = new CpuUse();
+      const agent = nodeAgent;
+      nodeCpu = new CpuUse({ idleClassMicros: () => agent.waitingMembersCpuMicros() });
       if (!nodeCpu.start()) nodeCpu = undefined;
     }
     if (options.controllers) {

@@ -15,7 +15,7 @@ import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-
 import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
 import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
-import { memoryBytes } from '../../src/schemas/memory-quantity.js';
+import { memoryBytes } from '../../src/schemas/quantities.js';
 import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
 import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolSpec, type FunctionObject, type FunctionVersionSpec, type InvocationObject } from '../../src/schemas/resources.js';
@@ -113,6 +113,19 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
     const { ready: readyCount, starting, claimed, desired } = await poolStatus();
     assert.deepEqual({ readyCount, starting, claimed, desired }, { readyCount: 2, starting: 0, claimed: 0, desired: 2 });
+  });
+
+  it('gives members a pool\'s CPU limit, and makes none for a limit below the CPU they request', async () => {
+    await createPool({ minIdle: 1, maxIdle: 1, resources: { limits: { cpu: '1500m' } } });
+    const reconciler = poolReconciler();
+    const [member] = await fillPool(reconciler, 1);
+    assert.deepEqual(member.spec.containers[0].resources, { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi', cpu: '1500m' } });
+    await createPool({ minIdle: 1, maxIdle: 1, resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }, 'throttled');
+    await reconciler.reconcile({ namespace: NS, name: 'throttled' });
+    const ready = (await poolStatus('throttled')).conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'InvalidSpec');
+    assert.match(ready?.message ?? '', /spec\.resources\.limits\.cpu \(1\) is less than the CPU each member requests \(2\)/);
+    assert.deepEqual(await idleInStore('throttled'), [], 'no member made');
   });
 
   it('lets two controllers race for the same members without any member claimed twice', async () => {

@@ -47,6 +47,38 @@ describe('node CPU use', () => {
     }
   });
 
+  it('leaves out the CPU time of the idle class (waiting pool members), from the CPUs\' share and the quota\'s', () => {
+    // One second on 2 CPUs (200 ticks): 180 busy, of which 1.5 CPU-seconds were waiting members'.
+    const readings = [stat(100, 0, 900), stat(280, 0, 920)];
+    const idle = [0, 1_500_000];
+    const cpu = new CpuUse({ read: () => readings.shift() ?? '', cpus: undefined, quota: undefined, idleClassMicros: () => idle.shift() ?? 0 });
+    assert.equal(cpu.start(), true);
+    try {
+      cpu.sample();
+      assert.equal(cpu.busyFraction(), 0.15);
+    } finally {
+      cpu.stop();
+    }
+    let now = 0;
+    const usage = ['usage_usec 0', 'usage_usec 1800000'];
+    const quotaReadings = [stat(0, 0, 0), stat(0, 0, 200)];
+    const quotaIdle = [0, 1_500_000];
+    const quota = new CpuUse({
+      read: (path) => (path === '/proc/stat' ? quotaReadings.shift() ?? '' : usage.shift() ?? ''),
+      cpus: undefined,
+      quota: { cpus: 2, usageFile: '/cg/cpu.stat' },
+      nowMs: () => (now += 1000),
+      idleClassMicros: () => quotaIdle.shift() ?? 0,
+    });
+    assert.equal(quota.start(), true);
+    try {
+      quota.sample();
+      assert.equal(quota.busyFraction(), 0.15);
+    } finally {
+      quota.stop();
+    }
+  });
+
   it('says it cannot sample where there is nothing to read', () => {
     const cpu = new CpuUse({
       read: () => {

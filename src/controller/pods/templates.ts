@@ -6,7 +6,7 @@ import { launchShapeOf, viewportValue } from '../../schemas/launch-shape.js';
 import { artifactSha256Of } from '../../functions/stored/artifact-store.js';
 import { AGENT_CONTAINER, type Container, type EnvVar, type PodObject } from '../../schemas/pod.js';
 import { POD_GRACE_SECONDS } from '../../schemas/deadlines.js';
-import { memoryBytes } from '../../schemas/memory-quantity.js';
+import { memoryBytes } from '../../schemas/quantities.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 import { PodEnv } from '../../schemas/pod-env.js';
@@ -41,6 +41,8 @@ export const DEFAULT_BROWSER_DISK = '2Gi';
 /** A build's folders hold the project's node_modules. */
 const BUILD_DISK = '4Gi';
 const DEFAULT_BROWSER_REQUEST = '512Mi';
+/** The CPU a browser pod (or pool member) requests unless its pool names its own. */
+export const DEFAULT_BROWSER_CPU_REQUEST = '250m';
 export const SHM_VOLUME = 'dshm';
 
 /** The CDP port of a browser pod's Chromium sidecar, on the pod's own loopback. */
@@ -79,7 +81,8 @@ export function browserPodFor(
 ): PodObject {
   const memory = settings.browserMemory ?? DEFAULT_BROWSER_MEMORY;
   const limit = resources?.limits?.memory ?? memory.limit;
-  const browserResources = { requests: { cpu: '250m', memory: smaller(DEFAULT_BROWSER_REQUEST, limit), ...resources?.requests }, limits: { memory: limit } };
+  const limits: Record<string, string> = { memory: limit, ...(resources?.limits?.cpu ? { cpu: resources.limits.cpu } : {}) };
+  const browserResources = { requests: { cpu: DEFAULT_BROWSER_CPU_REQUEST, memory: smaller(DEFAULT_BROWSER_REQUEST, limit), ...resources?.requests }, limits };
   const shm = smaller(memory.shm, limit);
   const viewport = viewportValue(launch);
   // The session proxy's port: any free one for a Chromium the agent launches, a known one for a sidecar.

@@ -3,7 +3,7 @@
 // the same handler on the same pages needs the same memory again.
 import type { PodObject } from '../../schemas/pod.js';
 import type { Cause } from '../../schemas/resources.js';
-import { describeBytes, memoryBytes } from '../../schemas/memory-quantity.js';
+import { describeBytes, memoryBytes } from '../../schemas/quantities.js';
 
 export const OOM_KILLED = 'OOMKilled';
 

@@ -6,9 +6,10 @@ import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolStatus, ty
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import { launchShapeOf, sameLaunch } from '../../schemas/launch-shape.js';
 import { isoAt } from '../runtime/clock.js';
+import { DEFAULT_BROWSER_CPU_REQUEST } from '../pods/templates.js';
 import { DEFAULT_IDLE_SECONDS, DEFAULT_MAX_AGE_SECONDS, isIdleMember, memberCreatedAt, poolLaunchHash } from '../pods/pool-member.js';
 import { isWaiting, queuedAt } from '../../functions/invocations.js';
-import { memoryBytes } from '../../schemas/memory-quantity.js';
+import { cpuMillis, memoryBytes } from '../../schemas/quantities.js';
 
 /** The arrival rate is measured over this window. */
 export const DEMAND_WINDOW_MS = 10_000;
@@ -210,6 +211,10 @@ function readiness(problem: string | undefined, desired: number, ready: number, 
 function specProblem(pool: BrowserPoolObject, missingArtifact: boolean): string | undefined {
   if (pool.metadata.name.length > MAX_POOL_NAME_LENGTH) return `The pool's name is longer than ${MAX_POOL_NAME_LENGTH} characters; its members could not be named after it`;
   if (pool.spec.maxIdle < pool.spec.minIdle) return `spec.maxIdle (${pool.spec.maxIdle}) is less than spec.minIdle (${pool.spec.minIdle}); make it at least as large`;
+  const { requests, limits } = pool.spec.resources ?? {};
+  if (limits?.cpu && cpuMillis(limits.cpu) < cpuMillis(requests?.cpu ?? DEFAULT_BROWSER_CPU_REQUEST)) {
+    return `spec.resources.limits.cpu (${limits.cpu}) is less than the CPU each member requests (${requests?.cpu ?? DEFAULT_BROWSER_CPU_REQUEST}); raise the limit or lower spec.resources.requests.cpu`;
+  }
   if (missingArtifact) return `spec.preloadArtifact names ${pool.spec.preloadArtifact}, which is not an artifact of this namespace; name the bundleConfigMap of one of its Function versions, or remove it`;
   return undefined;
 }

@@ -77,3 +77,20 @@ export function v2CgroupDir(memberships: CgroupMembership[], mounts: CgroupMount
   if (!membership || !mount) return undefined;
   return { dir: underMount(mount, membership.path), path: membership.path, mount };
 }
+
+/** Where a controller's hierarchy has this process: its cgroup folder, v1 preferred on hybrid machines. */
+export interface ControllerCgroup {
+  version: 1 | 2;
+  /** The process's own cgroup folder in that hierarchy. */
+  own: string;
+}
+
+/** The hierarchy of `controller` (v1 where the process is on one for it, else v2) and the process's folder in it, or why there is none. */
+export function controllerCgroup(memberships: CgroupMembership[], mounts: CgroupMount[], controller: string): ControllerCgroup | string {
+  if (isOnV1(memberships, controller)) {
+    const v1 = v1CgroupDir(memberships, mounts, controller);
+    return v1 ? { version: 1, own: v1.dir } : `the ${controller} cgroup (v1) is not mounted`;
+  }
+  const v2 = v2CgroupDir(memberships, mounts);
+  return v2 ? { version: 2, own: v2.dir } : `no ${controller} cgroup: neither cgroup v1 with the ${controller} controller nor cgroup v2 is mounted`;
+}

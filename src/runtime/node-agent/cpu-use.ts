@@ -3,7 +3,10 @@
 // the cgroup it runs in (a container's `--cpus`; cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`),
 // whichever is busier. With `serve`, the warm pools make members ahead of demand only while the
 // node has CPU to spare (docs/pools.md): a browser start takes a core for about a second, and on a
-// saturated node it would take it from the invocations running there.
+// saturated node it would take it from the invocations running there. CPU time that waiting pool
+// members used is not counted as busy: they run in the idle class (cpu-cgroups.ts), so that time
+// is only what nothing else wanted, and a project whose waiting members spin does not keep every
+// other project's pools from refilling.
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type CgroupDir, isOnV1, isWithin, parseMountinfo, parseProcCgroup, underMount, v1CgroupDir, v2CgroupDir } from './cgroup-paths.js';
@@ -150,10 +153,15 @@ export function ownCpuQuota(read: (path: string) => string = (path) => readFileS
 
 export const CPU_SAMPLE_MS = 1000;
 
+/** What /proc/stat counts a CPU's time in (USER_HZ, 100 on every Linux architecture that runs Node). */
+const MICROS_PER_TICK = 10_000;
+
 interface Reading {
   cpus: CpuTimes;
   /** CPU time the quota's cgroup used (µs), and when it was read (ms). */
   quota?: { usedMicros: number; atMs: number };
+  /** CPU time (µs) counted as idle however busy it was, since some start. */
+  idleMicros: number;
 }
 
 export interface CpuUseSources {
@@ -163,6 +171,8 @@ export interface CpuUseSources {
   cpus?: ReadonlySet<number>;
   quota?: CpuQuota;
   nowMs: () => number;
+  /** CPU time (µs, counted from any start) that is only what nothing else wanted: the waiting pool members'. */
+  idleClassMicros?: () => number;
 }
 
 /** Samples the CPU use of the server's CPUs and quota every second; `busyFraction()` is the last second's. */
@@ -204,8 +214,9 @@ export class CpuUse {
     const last = this.#last;
     this.#last = now;
     if (!last) return;
-    const cpus = busyFractionBetween(last.cpus, now.cpus);
-    const quota = this.#sources.quota && last.quota && now.quota ? quotaBusyFraction(this.#sources.quota.cpus, last.quota, now.quota) : undefined;
+    const idleMicros = now.idleMicros - last.idleMicros;
+    const cpus = busyFractionBetween(last.cpus, { ...now.cpus, busy: now.cpus.busy - idleMicros / MICROS_PER_TICK });
+    const quota = this.#sources.quota && last.quota && now.quota ? quotaBusyFraction(this.#sources.quota.cpus, last.quota, { ...now.quota, usedMicros: now.quota.usedMicros - idleMicros }) : undefined;
     if (cpus === undefined && quota === undefined) return;
     this.#fraction = Math.max(cpus ?? 0, quota ?? 0);
   }
@@ -223,13 +234,14 @@ export class CpuUse {
       return undefined;
     }
     if (!cpus) return undefined;
-    const { quota, read, nowMs } = this.#sources;
-    if (!quota) return { cpus };
+    const { quota, read, nowMs, idleClassMicros } = this.#sources;
+    const idleMicros = idleClassMicros?.() ?? 0;
+    if (!quota) return { cpus, idleMicros };
     try {
       const usedMicros = cgroupUsageMicros(quota.usageFile, read(quota.usageFile));
-      return { cpus, quota: usedMicros === undefined ? undefined : { usedMicros, atMs: nowMs() } };
+      return { cpus, idleMicros, quota: usedMicros === undefined ? undefined : { usedMicros, atMs: nowMs() } };
     } catch {
-      return { cpus };
+      return { cpus, idleMicros };
     }
   }
 }

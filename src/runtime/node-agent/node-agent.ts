@@ -10,7 +10,9 @@
 // command and environment are made as a kubelet's (container-commands.ts), and Ready follows the readiness
 // probes (readiness.ts). Each pod's memory is bounded by a cgroup of its own where the machine lets
 // the agent make one (memory-cgroups.ts), and a pod out of memory ends OOMKilled (pod-memory.ts);
-// a pod whose folder holds more than its volume's sizeLimit is evicted (pod-disk.ts).
+// its CPU is shared by the weight of its requests in a cpu cgroup of its own, a waiting pool member
+// only taking CPU nothing else wants (cpu-cgroups.ts, pod-cpu.ts); a pod whose folder holds more
+// than its volume's sizeLimit is evicted (pod-disk.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import type { ArtifactCache } from './artifact-cache.js';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -38,6 +40,9 @@ import { PodAddresses } from './pod-addresses.js';
 import { fillProjectedVolume, hasServiceAccountToken } from './projected-volumes.js';
 import { waitUntilReady } from './readiness.js';
 import type { MemoryCgroups, PodMemoryCgroup } from './memory-cgroups.js';
+import type { CpuCgroups, PodCpuCgroup } from './cpu-cgroups.js';
+import { isWaitingMember, podCpuShare } from './pod-cpu.js';
+import { enterCgroups } from './cgroup-entry.js';
 import { OomWatch } from './oom-watch.js';
 import { ContainerCommands } from './container-commands.js';
 import { isShmVolume, outOfMemoryStatus, podMemoryLimitBytes, podShmBytes, type PodMemoryDefaults } from './pod-memory.js';
@@ -70,6 +75,8 @@ export interface NodeAgentOptions {
   entrances?: PodEntrances;
   /** Each pod's memory: its cgroup (unset cgroups: pods run unbounded, as the caller warned) and the defaults of its spec. */
   memory?: { cgroups?: MemoryCgroups; defaults: PodMemoryDefaults };
+  /** Each pod's CPU cgroup (unset: pods share the server's, as the caller warned). */
+  cpu?: CpuCgroups;
 }
 
 /** A pod's own way to the control plane (src/server/pod-entrances.ts). */
@@ -114,6 +121,9 @@ interface LocalPod {
   /** Its memory cgroup, and whether it ran out of memory. */
   memory?: PodMemoryCgroup;
   outOfMemory?: boolean;
+  /** Its cpu cgroup, and the CPU time it had used when it was last read for waitingMembersCpuMicros(). */
+  cpu?: PodCpuCgroup;
+  cpuReadMicros?: number;
   /** The folder that held more than its sizeLimit, for which the pod was evicted. */
   evictedFor?: LimitedFolder;
 }
@@ -140,6 +150,8 @@ export class NodeAgent {
   private readonly oomWatch = new OomWatch();
   private readonly diskWatch = new DiskWatch();
   private readonly commands: ContainerCommands;
+  /** CPU time (µs) waiting pool members used, counted since the agent started. */
+  private waitingCpuMicros = 0;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -159,6 +171,7 @@ export class NodeAgent {
         this.hostsFiles.podChanged(pod);
       },
       onUpdate: (_old, pod) => {
+        this.claimedCpu(pod);
         this.syncLogged(pod);
         this.hostsFiles.podChanged(pod);
       },
@@ -179,6 +192,7 @@ export class NodeAgent {
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
     this.options.memory?.cgroups?.close();
+    this.options.cpu?.close();
     await this.registration.stop();
     await this.hostIds?.ids.release();
   }
@@ -290,7 +304,7 @@ export class NodeAgent {
     };
     let uid: number | undefined;
     try {
-      const enter = this.memoryCgroup(pod, local);
+      const enter = this.cgroupsOf(pod, local);
       const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
         ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', sandbox && runsAsRoot() ? this.claimed.ids.projectUids : undefined)
         : undefined;
@@ -347,7 +361,7 @@ export class NodeAgent {
         killProcessesUnder(dir);
         await removeFolder(dir);
         if (uid !== undefined) this.claimed.uids.release(uid);
-        await this.releaseMemory(local, key);
+        await this.releaseCgroups(local, key);
       } finally {
         local.markCleanedUp();
       }
@@ -407,27 +421,58 @@ export class NodeAgent {
   }
 
   /**
-   * The pod's own memory cgroup at its limit, watched for running out of memory (then everything of
-   * the pod is killed and it ends OOMKilled); returns how its processes enter it.
+   * The pod's own cgroups: memory at its limit, watched for running out of memory (then everything
+   * of the pod is killed and it ends OOMKilled), and CPU at its share; returns how its processes enter them.
    */
-  private memoryCgroup(pod: PodObject, local: LocalPod): EnterCgroup | undefined {
+  private cgroupsOf(pod: PodObject, local: LocalPod): EnterCgroup | undefined {
     const { cgroups, defaults } = this.options.memory ?? {};
-    if (!cgroups || !defaults) return undefined;
-    const memory = cgroups.create(basename(local.dir), podMemoryLimitBytes(pod, defaults));
-    local.memory = memory;
-    this.oomWatch.watch(memory, () => {
-      local.outOfMemory = true;
-      this.options.log.warn({ pod: objectKey(pod), limitBytes: memory.limitBytes }, 'pod ran out of memory; killed');
-      local.processes?.kill();
-    });
-    return (command, user) => memory.enter(command, user);
+    if (cgroups && defaults) {
+      const memory = cgroups.create(basename(local.dir), podMemoryLimitBytes(pod, defaults));
+      local.memory = memory;
+      this.oomWatch.watch(memory, () => {
+        local.outOfMemory = true;
+        this.options.log.warn({ pod: objectKey(pod), limitBytes: memory.limitBytes }, 'pod ran out of memory; killed');
+        local.processes?.kill();
+      });
+    }
+    // Its labels as they are now: a member may have been claimed while it was being prepared.
+    const current = this.pods.get(pod.metadata.namespace, pod.metadata.name) ?? pod;
+    local.cpu = this.options.cpu?.create(basename(local.dir), podCpuShare(pod), isWaitingMember(current));
+    const procsFiles = [...(local.memory ? [local.memory.procsFile] : []), ...(local.cpu?.procsFiles ?? [])];
+    return procsFiles.length > 0 ? (command, user) => enterCgroups(procsFiles, command, user) : undefined;
   }
 
-  /** Whatever is left in the pod's memory cgroup is killed, and the cgroup removed. */
-  private async releaseMemory(local: LocalPod, key: string): Promise<void> {
-    if (!local.memory) return;
-    this.oomWatch.unwatch(local.memory);
-    await local.memory.destroy().catch((err: unknown) => this.options.log.error({ pod: key, err: (err as Error).message }, 'a pod\'s processes outlived it'));
+  /** A pool member claimed here leaves the idle class for its pod's own CPU share. */
+  private claimedCpu(pod: PodObject): void {
+    const cpu = this.local.get(objectKey(pod))?.cpu;
+    if (!cpu?.waiting || isWaitingMember(pod)) return;
+    try {
+      cpu.setWaiting(false);
+    } catch (err) {
+      this.options.log.warn({ pod: objectKey(pod), err: (err as Error).message }, 'could not give a claimed member its CPU share');
+    }
+  }
+
+  /**
+   * CPU time (µs) the pool members waiting here have used since the agent started, read now: the
+   * pools' CPU gate leaves it out, as that time is only what nothing else wanted (cpu-cgroups.ts).
+   */
+  waitingMembersCpuMicros(): number {
+    for (const local of this.local.values()) {
+      const used = local.cpu?.usedMicros();
+      if (used === undefined) continue;
+      if (local.cpu!.waiting && local.cpuReadMicros !== undefined) this.waitingCpuMicros += Math.max(0, used - local.cpuReadMicros);
+      local.cpuReadMicros = used;
+    }
+    return this.waitingCpuMicros;
+  }
+
+  /** Whatever is left in the pod's cgroups is killed, and the cgroups removed. */
+  private async releaseCgroups(local: LocalPod, key: string): Promise<void> {
+    if (local.memory) this.oomWatch.unwatch(local.memory);
+    await Promise.all(
+      [local.memory, local.cpu].map((cgroup) => cgroup?.destroy().catch((err: unknown) => this.options.log.error({ pod: key, err: (err as Error).message }, 'a pod\'s processes outlived it'))),
+    );
   }
 
   /**

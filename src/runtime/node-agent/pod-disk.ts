@@ -2,7 +2,7 @@
 // emptyDir on disk with a sizeLimit is a folder that may hold that much, and a pod whose folder
 // holds more is evicted, with the status the kubelet gives it.
 import type { PodObject, PodStatus } from '../../schemas/pod.js';
-import { memoryBytes } from '../../schemas/memory-quantity.js';
+import { memoryBytes } from '../../schemas/quantities.js';
 import type { VolumeFolder } from './local-paths.js';
 
 export interface LimitedFolder {

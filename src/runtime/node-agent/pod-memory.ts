@@ -3,7 +3,7 @@
 // /dev/shm is sized by a memory-backed emptyDir mounted there (else the node's default); and the
 // status of a pod that ran out of memory.
 import type { PodObject, PodStatus } from '../../schemas/pod.js';
-import { describeBytes, memoryBytes } from '../../schemas/memory-quantity.js';
+import { describeBytes, memoryBytes } from '../../schemas/quantities.js';
 
 export interface PodMemoryDefaults {
   /** A container without limits.memory counts this much. */

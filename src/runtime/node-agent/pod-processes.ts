@@ -18,7 +18,7 @@ export interface PodProcesses {
 
 type OnOutput = (text: string) => void;
 
-/** Makes a command enter the pod's memory cgroup before it execs, then run as `user` (memory-cgroups.ts). */
+/** Makes a command enter the pod's cgroups before it execs, then run as `user` (cgroup-entry.ts). */
 export type EnterCgroup = (command: string[], user?: { uid: number; gid: number }) => string[];
 
 /** Unsandboxed: one detached process group per container, `-pid` signals reach all it spawned. */

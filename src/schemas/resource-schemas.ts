@@ -316,6 +316,17 @@ export const browserPoolStatusSchema: JsonSchema = {
     claimed: count('Members serving an invocation.', 10_000),
     desired: count('Idle members the controller aims for now.', 10_000),
     lastActiveTime: timestamp('When an invocation matching the pool last arrived.'),
+    memberFailures: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['count', 'lastTime', 'lastReason'],
+      description: 'Members in a row that ended before they were claimed: past three, the pool waits longer each time before it makes the next ahead of demand.',
+      properties: {
+        count: count('How many, since a member last served an invocation (or an hour passed without one).', 1_000_000),
+        lastTime: timestamp('When the last was seen ended.'),
+        lastReason: { type: 'string', maxLength: 1024, description: 'Why the last ended.' },
+      },
+    },
   },
 };
 

@@ -149,6 +149,16 @@ export interface BrowserPoolStatus {
   desired?: number;
   /** When an invocation that matches the pool last arrived. */
   lastActiveTime?: string;
+  /** Members in a row that ended before they were claimed, since one last served (or an hour passed). */
+  memberFailures?: MemberFailures;
+}
+
+export interface MemberFailures {
+  count: number;
+  /** When the last was seen ended. */
+  lastTime: string;
+  /** Why the last ended. */
+  lastReason: string;
 }
 
 export type BrowserPoolObject = KubeObject & { spec: BrowserPoolSpec; status?: BrowserPoolStatus };

@@ -14,7 +14,7 @@ import { InvocationReconciler } from '../../src/controller/reconcilers/invocatio
 import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
 import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
-import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
+import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, MEMBER_BACKOFF_MS, MEMBER_FAILURES_BEFORE_BACKOFF, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
 import { memoryBytes } from '../../src/schemas/quantities.js';
 import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
@@ -392,6 +392,57 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
     await waitFor('the pool filled', async () => (idle().length === 2 ? true : undefined));
     assert.equal((await idleInStore()).length, 2);
+  });
+
+  it('waits longer each time between members that end before they are claimed, makes one for an invocation that waits, and starts over once one serves', async () => {
+    await createPool({ minIdle: 1, maxIdle: 1, idleSeconds: 0 });
+    const reconciler = poolReconciler();
+    /** The pool's one idle member ends as an eviction for its disk would end it; returns what the pool does next. */
+    const evictMember = async () => {
+      const [member] = await waitFor('an idle member', async () => (idle().length === 1 ? idle() : undefined));
+      await cluster.resource<PodObject>(Kinds.Pod).updateStatus({ ...member, status: { phase: 'Failed', reason: 'Evicted' } });
+      await waitFor('the eviction in the cache', async () => (pods.get(NS, member.metadata.name)?.status?.phase === 'Failed' ? true : undefined));
+      const result = await reconciler.reconcile({ namespace: NS, name: 'warm' });
+      // Seen ended again before its deletion shows: not counted twice.
+      await reconciler.reconcile({ namespace: NS, name: 'warm' });
+      await waitFor('the member gone from the cache', async () => (pods.get(NS, member.metadata.name) && !pods.get(NS, member.metadata.name)?.metadata.deletionTimestamp ? undefined : true));
+      return result;
+    };
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    for (let failures = 1; failures < MEMBER_FAILURES_BEFORE_BACKOFF; failures += 1) {
+      await evictMember();
+      assert.equal((await poolStatus()).memberFailures?.count, failures);
+      assert.equal((await idleInStore()).length, 1, `replaced at once after ${failures} failure(s)`);
+    }
+    const held = await evictMember();
+    const status = await poolStatus();
+    assert.equal(status.memberFailures?.count, MEMBER_FAILURES_BEFORE_BACKOFF);
+    assert.deepEqual(await idleInStore(), [], 'the next waits');
+    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'MembersFailing');
+    assert.match(ready?.message ?? '', /3 members in a row ended before they were claimed \(the last: it ended \(Evicted\) before it was claimed\), so the next is made at /);
+    assert.equal(held?.requeueAfterMs, MEMBER_BACKOFF_MS, 'and looks again when it may make one');
+
+    now += MEMBER_BACKOFF_MS;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await idleInStore()).length, 1, 'made once the wait is over');
+    await evictMember();
+    now += MEMBER_BACKOFF_MS;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.deepEqual(await idleInStore(), [], 'the wait doubled');
+
+    // An invocation that waits gets a member all the same; once one serves, the run is over.
+    const inv = await createInvocation();
+    await waitFor('the arrival in the cache', async () => (invocations.list().length === 1 ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    const [member] = await waitFor('a member for the waiting invocation', async () => (idle().length === 1 ? idle() : undefined));
+    await makeReady(member);
+    await waitFor('the member ready in the cache', async () => (pods.get(NS, member.metadata.name)?.metadata.annotations?.[Annotations.memberReady] ? true : undefined));
+    await invocationReconciler().reconcile({ namespace: NS, name: inv.metadata.name });
+    assert.equal(await podOf(inv), member.metadata.name);
+    await waitFor('the claim in the cache', async () => (idle().length === 0 ? true : undefined));
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).memberFailures, undefined, 'the run is forgotten');
   });
 
   it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and deletes the member', async () => {

@@ -2,7 +2,7 @@
 // pool gets to the number of idle members demand calls for. Pure, so every rule is tested with a
 // fake clock.
 import type { Condition } from '../../cluster/objects.js';
-import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolStatus, type InvocationObject } from '../../schemas/resources.js';
+import { Annotations, Labels, type BrowserPoolObject, type BrowserPoolStatus, type InvocationObject, type MemberFailures } from '../../schemas/resources.js';
 import { isPodTerminal, type PodObject } from '../../schemas/pod.js';
 import { launchShapeOf, sameLaunch } from '../../schemas/launch-shape.js';
 import { isoAt } from '../runtime/clock.js';
@@ -35,6 +35,17 @@ export const CAPPED_RECHECK_MS = 5000;
 export const CPU_BUSY_FRACTION = 0.9;
 /** How often a pool held back by a busy CPU looks again. */
 export const CPU_BUSY_RECHECK_MS = 1000;
+/**
+ * Members in a row that may end before they are claimed (evicted for their disk, out of memory,
+ * never ready) before the pool waits between the ones it makes ahead of demand: a member whose
+ * preloaded code breaks its limits while it waits was otherwise replaced by one doing the same,
+ * for as long as the pool was in use. The wait starts at MEMBER_BACKOFF_MS and doubles each time.
+ */
+export const MEMBER_FAILURES_BEFORE_BACKOFF = 3;
+export const MEMBER_BACKOFF_MS = 10_000;
+export const MAX_MEMBER_BACKOFF_MS = 300_000;
+/** Failures this long past, with none since, no longer count. */
+export const MEMBER_FAILURES_FORGOTTEN_MS = 3_600_000;
 /** Pool names become label values (63 characters) and pod name prefixes. */
 export const MAX_POOL_NAME_LENGTH = 54;
 /** What a member reserves when its pool names no memory request. */
@@ -131,7 +142,9 @@ export function planPool({ pool, members, invocations, now, room, cpuBusyFractio
   const remove: PoolPlan['remove'] = [];
   const ready: PodObject[] = [];
   const starting: PodObject[] = [];
+  const failed: { pod: PodObject; why: string }[] = [];
   let claimed = 0;
+  let lastClaimedAt = 0;
   let startingHandlerUntil = 0;
   const rechecks: number[] = [];
   for (const pod of members) {
@@ -140,31 +153,37 @@ export function planPool({ pool, members, invocations, now, room, cpuBusyFractio
       if (isPodTerminal(pod)) continue;
       claimed += 1;
       const claimedAt = Date.parse(pod.metadata.annotations?.[Annotations.claimedAt] ?? '');
+      lastClaimedAt = Math.max(lastClaimedAt, claimedAt || 0);
       if (now - claimedAt < CLAIM_START_MS) startingHandlerUntil = Math.max(startingHandlerUntil, claimedAt + CLAIM_START_MS);
       continue;
     }
     const age = ageOf(pod, now);
-    if (isPodTerminal(pod)) remove.push({ pod, why: `it ended (${pod.status?.reason ?? pod.status?.phase}) before it was claimed` });
+    if (isPodTerminal(pod)) failed.push({ pod, why: `it ended (${pod.status?.reason ?? pod.status?.phase}) before it was claimed` });
     else if (pod.metadata.labels?.[Labels.launchHash] !== hash) remove.push({ pod, why: 'the pool\'s launch or resources changed' });
     else if (age >= maxAgeMs(pool)) remove.push({ pod, why: `it is older than maxAgeSeconds (${maxAgeMs(pool) / 1000})` });
     else if (isReady(pod)) {
       ready.push(pod);
       rechecks.push(maxAgeMs(pool) - age);
-    } else if (age >= MEMBER_START_LIMIT_MS) remove.push({ pod, why: `it was not ready within ${MEMBER_START_LIMIT_MS / 1000} s` });
+    } else if (age >= MEMBER_START_LIMIT_MS) failed.push({ pod, why: `it was not ready within ${MEMBER_START_LIMIT_MS / 1000} s` });
     else {
       starting.push(pod);
       rechecks.push(MEMBER_START_LIMIT_MS - age);
     }
   }
+  remove.push(...failed);
+  const memberFailures = countMemberFailures(pool.status?.memberFailures, failed, lastClaimedAt, now);
+  const backoffUntil = memberFailures ? memberBackoffUntil(memberFailures) : 0;
+  const backingOff = backoffUntil > now;
   const live = ready.length + starting.length;
   // Members beyond those invocations wait for are made ahead of demand: none while the node's CPU is
-  // busy, and none at all while a claimed member starts its handler and nothing waits.
+  // busy or members keep ending unclaimed, and none at all while a claimed member starts its handler and nothing waits.
   const handlerStarting = waiting === 0 && startingHandlerUntil > now;
-  const wanted = handlerStarting || cpuBusy ? Math.min(desired, waiting) : desired;
+  const wanted = handlerStarting || cpuBusy || backingOff ? Math.min(desired, waiting) : desired;
   const create = Math.max(0, Math.min(wanted - live, room));
   if (desired > Math.max(live, wanted)) {
     if (handlerStarting) rechecks.push(startingHandlerUntil - now);
     if (cpuBusy) rechecks.push(CPU_BUSY_RECHECK_MS);
+    if (backingOff) rechecks.push(backoffUntil - now);
   }
   if (live > desired) {
     // Starting members go first (nothing waits for them yet), then the oldest ready ones. Above
@@ -184,8 +203,8 @@ export function planPool({ pool, members, invocations, now, room, cpuBusyFractio
   return {
     create,
     remove,
-    status: { ready: ready.length, starting: starting.length, claimed, desired, lastActiveTime: isoAt(lastActive) },
-    ready: readiness(problem, desired, ready.length, capped ? 'memory' : cpuBusy && desired > Math.max(live, wanted) ? 'cpu' : undefined),
+    status: { ready: ready.length, starting: starting.length, claimed, desired, lastActiveTime: isoAt(lastActive), ...(memberFailures ? { memberFailures } : {}) },
+    ready: readiness(problem, desired, ready.length, capped ? 'memory' : desired <= Math.max(live, wanted) ? undefined : backingOff ? { failures: memberFailures!, until: backoffUntil } : cpuBusy ? 'cpu' : undefined),
     recheckAfterMs: Math.max(1000, Math.min(60_000, ...rechecks.filter((ms) => ms > 0))),
   };
 }
@@ -199,11 +218,41 @@ export function memberStartMs(members: PodObject[]): number {
   return took.length > 0 ? took[Math.floor(took.length / 2)] : DEFAULT_MEMBER_START_MS;
 }
 
-function readiness(problem: string | undefined, desired: number, ready: number, heldBackBy: 'memory' | 'cpu' | undefined): PoolPlan['ready'] {
+/**
+ * The pool's run of members that ended unclaimed: the previous run (forgotten once a member served
+ * an invocation after its last failure, or it is an hour old), plus the members `failed` now (the
+ * reconciler no longer shows one whose deletion it asked for, so none is counted twice).
+ */
+export function countMemberFailures(previous: MemberFailures | undefined, failed: { pod: PodObject; why: string }[], lastClaimedAt: number, now: number): MemberFailures | undefined {
+  const lastTime = Date.parse(previous?.lastTime ?? '');
+  const run = previous && lastClaimedAt <= lastTime && now - lastTime < MEMBER_FAILURES_FORGOTTEN_MS ? previous : undefined;
+  const last = failed.at(-1);
+  if (!last) return run;
+  return { count: (run?.count ?? 0) + failed.length, lastTime: isoAt(now), lastReason: last.why };
+}
+
+/** Until when the pool makes members only for invocations that wait; before it has one to wait for, the past. */
+export function memberBackoffUntil(failures: MemberFailures): number {
+  if (failures.count < MEMBER_FAILURES_BEFORE_BACKOFF) return 0;
+  const wait = Math.min(MAX_MEMBER_BACKOFF_MS, MEMBER_BACKOFF_MS * 2 ** Math.min(30, failures.count - MEMBER_FAILURES_BEFORE_BACKOFF));
+  return Date.parse(failures.lastTime) + wait;
+}
+
+type HeldBackBy = 'memory' | 'cpu' | { failures: MemberFailures; until: number } | undefined;
+
+function readiness(problem: string | undefined, desired: number, ready: number, heldBackBy: HeldBackBy): PoolPlan['ready'] {
   if (problem) return { status: 'False', reason: 'InvalidSpec', message: problem };
   if (desired === 0) return { status: 'True', reason: 'ScaledToZero', message: 'No idle members wanted: invocations start cold until one arrives' };
   if (ready >= desired) return { status: 'True', reason: 'Ready', message: `${ready} idle member(s) ready` };
   if (heldBackBy === 'memory') return { status: 'False', reason: 'NoRoom', message: `${ready} of ${desired} idle member(s) ready; the node's warm pool memory cap (BROWSERFN_WARM_POOL_MEMORY_MB) allows no more` };
+  if (typeof heldBackBy === 'object') {
+    const { failures, until } = heldBackBy;
+    return {
+      status: 'False',
+      reason: 'MembersFailing',
+      message: `${ready} of ${desired} idle member(s) ready; ${failures.count} members in a row ended before they were claimed (the last: ${failures.lastReason}), so the next is made at ${isoAt(until)}, or at once for an invocation that waits`,
+    };
+  }
   if (heldBackBy === 'cpu') return { status: 'False', reason: 'CpuBusy', message: `${ready} of ${desired} idle member(s) ready; the node's CPUs are busy, so members are made only for invocations that wait until some are free` };
   return { status: 'False', reason: 'Starting', message: `${ready} of ${desired} idle member(s) ready` };
 }

@@ -30,7 +30,7 @@ export interface BrowserPoolReconcilerDeps {
   log: Logger;
 }
 
-/** How long a member this process made may stay unseen by the cache before it is no longer counted. */
+/** How long a member this process made (or deleted) may stay unseen (or unchanged) by the cache before it is no longer counted (or counted again). */
 const UNSEEN_MEMBER_GRACE_MS = 30_000;
 /**
  * How long an artifact a pool loads ahead, once found, is taken to be there without reading it
@@ -47,6 +47,11 @@ export class BrowserPoolReconciler implements Reconciler {
    * (ReplicaSet's "expectations").
    */
   private readonly unseen = new Map<string, { pod: PodObject; madeAt: number }>();
+  /**
+   * Members this process deleted that the cache may still show unchanged, by uid, with when: left
+   * out, or a reconcile before the cache catches up counts an ended one as ending again.
+   */
+  private readonly deleted = new Map<string, number>();
   /** Artifacts pools load ahead, by `namespace/name`, and when they were last found. */
   private readonly artifactsFound = new Map<string, number>();
 
@@ -71,7 +76,7 @@ export class BrowserPoolReconciler implements Reconciler {
     });
     for (const { pod, why } of plan.remove) {
       log.info({ pool: name, namespace, member: pod.metadata.name, why }, 'removing a pool member');
-      await this.deleteIdle(pod);
+      if ((await this.deleteIdle(pod)) && pod.metadata.uid) this.deleted.set(pod.metadata.uid, now);
     }
     for (let i = 0; i < plan.create; i += 1) {
       const made = await createPodWithToken(cluster, poolMemberPod(pool, this.deps.templates, new Date(now)), this.deps.templates.podTokenSecret);
@@ -92,9 +97,12 @@ export class BrowserPoolReconciler implements Reconciler {
     return found;
   }
 
-  /** The pool's pods in the cache, plus those this process made that the cache does not show yet. */
+  /** The pool's pods in the cache, plus those this process made that the cache does not show yet, less those it deleted. */
   private membersOf(namespace: string | undefined, pool: string, now: number): PodObject[] {
-    const members = this.deps.pods.list((pod) => pod.metadata.namespace === namespace && pod.metadata.labels?.[Labels.pool] === pool);
+    for (const [uid, deletedAt] of this.deleted) if (now - deletedAt > UNSEEN_MEMBER_GRACE_MS) this.deleted.delete(uid);
+    const members = this.deps.pods.list(
+      (pod) => pod.metadata.namespace === namespace && pod.metadata.labels?.[Labels.pool] === pool && !(pod.metadata.uid && this.deleted.has(pod.metadata.uid) && !pod.metadata.deletionTimestamp),
+    );
     for (const [key, { pod, madeAt }] of this.unseen) {
       const [ns, name] = key.split('/');
       if (this.deps.pods.get(ns, name) || now - madeAt > UNSEEN_MEMBER_GRACE_MS) this.unseen.delete(key);
@@ -112,12 +120,14 @@ export class BrowserPoolReconciler implements Reconciler {
       .map((pool) => (pool ? memberMemoryBytes(pool) : 0));
   }
 
-  /** Only while it is still idle: a member claimed meanwhile belongs to its invocation. */
-  private async deleteIdle(pod: PodObject): Promise<void> {
+  /** Only while it is still idle: a member claimed meanwhile belongs to its invocation. Whether this deleted it. */
+  private async deleteIdle(pod: PodObject): Promise<boolean> {
     try {
       await this.deps.cluster.resource(Kinds.Pod).delete(pod.metadata.namespace, pod.metadata.name, { uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion });
+      return true;
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
+      return false;
     }
   }
 

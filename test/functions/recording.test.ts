@@ -1,6 +1,6 @@
 // Session recording end to end on `serve` (real Chromium, real ffmpeg): a Function that animates two
 // pages of a local page server gives two replay pages whose HLS playlists and MP4s ffprobe reads as
-// video, and rrweb events with full snapshots — all read with the unmodified @browserbasehq/sdk
+// video, and rrweb events with full snapshots (a custom element marked as one) — all read with the unmodified @browserbasehq/sdk
 // client. recordSession:false records nothing, the size cap cuts with a marker, another project
 // gets 404, and retention deletes the recording with the rest of the invocation.
 import assert from 'node:assert/strict';
@@ -57,8 +57,9 @@ defineFn('popup', async (ctx, params: { url: string }) => {
 
 const PAGE = (title: string) => `<!doctype html><html><head><title>${title}</title></head><body>
 <h1>${title}</h1><button id="add" onclick="document.body.appendChild(Object.assign(document.createElement('p'), {textContent: 'added'}))">add</button>
-<div id="box" style="width:200px;height:200px"></div>
+<div id="box" style="width:200px;height:200px"></div><x-card>a custom element</x-card>
 <script>
+  customElements.define('x-card', class extends HTMLElement {});
   window.painted = 0;
   (function tick() { window.painted++; document.getElementById('box').style.background = 'hsl(' + (window.painted * 7 % 360) + ',80%,50%)'; document.querySelector('h1').textContent = '${title} ' + window.painted; requestAnimationFrame(tick); })();
 </script></body></html>`;
@@ -80,6 +81,14 @@ function assertVideo(probe: Probe, what: string): void {
   assert.ok(Number(video.nb_read_frames) > 0, `${what} has frames: ${JSON.stringify(probe)}`);
   assert.ok(Number(probe.format.duration) > 0, `${what} has a duration: ${JSON.stringify(probe)}`);
 }
+
+interface SnapshotNode {
+  tagName?: string;
+  isCustom?: boolean;
+  childNodes?: SnapshotNode[];
+}
+
+const elementsOf = (node: SnapshotNode): SnapshotNode[] => [node, ...(node.childNodes ?? []).flatMap(elementsOf)];
 
 /** Every file of the session's recording in the filesystem artifact store. */
 function recordingFiles(svc: TestService, sessionId: string): { name: string; size: number }[] {
@@ -159,6 +168,11 @@ describe('session recording (serve, Chromium, ffmpeg)', function () {
       const own = events.filter((event) => (event as { pageId?: string }).pageId === pageId);
       assert.ok(own.some((event) => event.type === 2), `a full snapshot of page ${pageId}`);
       assert.ok(own.some((event) => event.type === 3), `incremental events (the click's mutation) of page ${pageId}`);
+      // rrweb records from a world of its own, which has no custom element registry of the page's.
+      const snapshot = own.find((event) => event.type === 2)!.data as { node: SnapshotNode };
+      const elements = elementsOf(snapshot.node);
+      assert.equal(elements.find((node) => node.tagName === 'x-card')?.isCustom, true, `the custom element marked as one in page ${pageId}`);
+      assert.equal(elements.find((node) => node.tagName === 'div')?.isCustom, undefined);
     }
 
     const other = new Browserbase({ apiKey: 'other-key', baseURL: svc.url, maxRetries: 0 });

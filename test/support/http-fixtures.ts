@@ -9,7 +9,9 @@ export interface PageServer {
 
 export async function startPageServer(routes: Record<string, string> = {}): Promise<PageServer> {
   const server: Server = createServer((req, res) => {
-    const body = routes[req.url ?? '/'] ?? `<!doctype html><html><head><title>Test page ${req.url}</title></head><body><h1>Hello</h1><script>console.log('page script ran')</script></body></html>`;
+    // A route answers with or without a query string (pages loaded again as `?load=1`).
+    const url = req.url ?? '/';
+    const body = routes[url] ?? routes[url.split('?')[0]] ?? `<!doctype html><html><head><title>Test page ${req.url}</title></head><body><h1>Hello</h1><script>console.log('page script ran')</script></body></html>`;
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(body);
   });

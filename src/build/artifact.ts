@@ -8,13 +8,12 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, extname, join, posix, relative, sep } from 'node:path';
 import { create } from 'tar';
-import { isRuntimePackage } from '../schemas/runtime-packages.js';
+import { CORE_PACKAGE_OF, isRuntimePackage } from '../schemas/runtime-packages.js';
 
 /** The module at the artifact's root that a pod runs: it imports the compiled entry. */
 export const ARTIFACT_MAIN = '__browserfn_main.mjs';
 
 /** The packages whose runtime -core package stands in for them. */
-const CORE_ALIASES: Record<string, string> = { playwright: 'playwright-core', puppeteer: 'puppeteer-core' };
 
 /** Not needed to run: type declarations, source maps, npm's bin links. */
 const LEFT_OUT_FILE = /(\.d\.[cm]?ts|\.map|\.tsbuildinfo)$/;
@@ -33,6 +32,8 @@ export interface PruneResult {
   removed: string[];
   /** Packages removed because only runtime packages depended on them. */
   onlyTheirs: number;
+  /** The versions of the runtime packages and aliases removed (`name@version`, sorted), which the runtime's own replace. */
+  replacedVersions: string[];
 }
 
 /**
@@ -44,6 +45,7 @@ export function pruneRuntimePackages(projectDir: string): PruneResult {
   const onlyTheirs = packagesOnlyRuntimeNeeds(projectDir);
   for (const location of onlyTheirs) rmSync(join(projectDir, location), { recursive: true, force: true });
   const removed = new Set<string>();
+  const replacedVersions = new Set<string>();
   const pending = [projectDir];
   while (pending.length > 0) {
     const dir = pending.pop()!;
@@ -51,7 +53,9 @@ export function pruneRuntimePackages(projectDir: string): PruneResult {
       const path = join(dir, name);
       const stat = lstatSync(path);
       if (!stat.isDirectory()) continue;
-      if (basename(dir) === 'node_modules' && (isRuntimePackage(name) || name in CORE_ALIASES)) {
+      if (basename(dir) === 'node_modules' && (isRuntimePackage(name) || name in CORE_PACKAGE_OF)) {
+        const version = installedVersion(path);
+        if (version) replacedVersions.add(`${name}@${version}`);
         rmSync(path, { recursive: true, force: true });
         removed.add(name);
         continue;
@@ -59,8 +63,18 @@ export function pruneRuntimePackages(projectDir: string): PruneResult {
       pending.push(path);
     }
   }
-  for (const [alias, core] of Object.entries(CORE_ALIASES)) if (removed.has(alias)) writeAliasPackage(join(projectDir, 'node_modules', alias), alias, core);
-  return { removed: [...removed].sort(), onlyTheirs: onlyTheirs.length };
+  for (const [alias, core] of Object.entries(CORE_PACKAGE_OF)) if (removed.has(alias)) writeAliasPackage(join(projectDir, 'node_modules', alias), alias, core);
+  return { removed: [...removed].sort(), onlyTheirs: onlyTheirs.length, replacedVersions: [...replacedVersions].sort() };
+}
+
+/** The version an installed package's manifest gives; undefined when it has none readable. */
+export function installedVersion(packageDir: string): string | undefined {
+  try {
+    const { version } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version?: unknown };
+    return typeof version === 'string' ? version : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface LockedPackage {
@@ -97,7 +111,7 @@ function packagesOnlyRuntimeNeeds(projectDir: string): string[] {
     const names = [locked.dependencies, locked.optionalDependencies, locked.peerDependencies, location === '' || !location.includes('node_modules') ? locked.devDependencies : undefined]
       .flatMap((group) => Object.keys(group ?? {}));
     for (const name of names) {
-      if (isRuntimePackage(name) || name in CORE_ALIASES) continue;
+      if (isRuntimePackage(name) || name in CORE_PACKAGE_OF) continue;
       const found = resolveLocked(packages, location, name);
       if (found !== undefined) pending.push(found);
     }
@@ -134,7 +148,7 @@ function parentFolder(location: string): string {
 /** The runtime packages themselves are removed by folder name, with their nested node_modules. */
 function isRuntimeLocation(location: string): boolean {
   const name = location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
-  return isRuntimePackage(name) || name in CORE_ALIASES;
+  return isRuntimePackage(name) || name in CORE_PACKAGE_OF;
 }
 
 function writeAliasPackage(dir: string, name: string, core: string): void {

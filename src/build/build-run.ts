@@ -20,6 +20,7 @@ import { npmrcAllowList } from './project-npmrc.js';
 import { builtFunctionsOf } from './manifests.js';
 import { extractProjectArchive } from './safe-extract.js';
 import { ARTIFACT_MAIN, compiledEntryPath, packArtifact, pruneRuntimePackages, writeArtifactMain } from './artifact.js';
+import { replacedVersionWarnings } from './runtime-versions.js';
 import { BuildSteps } from './build-steps.js';
 import { unbuiltNativeAddons } from './native-addons.js';
 import { settledWithin } from '../runtime/agent-common/settled-within.js';
@@ -108,6 +109,7 @@ export class BuildRun {
       if (pruned.removed.length > 0) {
         logs.add('info', `Left out of the artifact, provided by the runtime: ${pruned.removed.join(', ')}; and ${pruned.onlyTheirs} package(s) installed only for them`);
       }
+      for (const warning of replacedVersionWarnings(pruned.replacedVersions, this.settings.runtimeModulesDir)) logs.add('warn', warning);
       for (const addon of unbuiltNativeAddons(projectDir)) {
         logs.add('warn', `${addon.name} (${addon.path}) is a native addon, which is never built (install scripts are off) nor loaded (the permission model); code requiring it must have a JavaScript fallback`);
       }

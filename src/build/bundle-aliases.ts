@@ -4,8 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
-
-const CORE_OF: Record<string, string> = { playwright: 'playwright-core', puppeteer: 'puppeteer-core' };
+import { CORE_PACKAGE_OF } from '../schemas/runtime-packages.js';
 const ALIASED = /^(playwright|puppeteer)(\/.*)?$/;
 
 export function coreAliasPlugin(runtimeModulesDir: string): Plugin {
@@ -14,7 +13,7 @@ export function coreAliasPlugin(runtimeModulesDir: string): Plugin {
     setup(build) {
       build.onResolve({ filter: ALIASED }, (args) => {
         const [, name, subpath = ''] = ALIASED.exec(args.path) ?? [];
-        const core = CORE_OF[name];
+        const core = CORE_PACKAGE_OF[name];
         if (subpath && !exportsSubpath(join(runtimeModulesDir, core), `.${subpath}`)) {
           return { errors: [{ text: `"${args.path}" has no counterpart in ${core}, which the Function runtime provides in place of ${name}; import from "${name}" or "${core}" instead.` }] };
         }

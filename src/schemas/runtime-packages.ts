@@ -7,3 +7,6 @@ export const RUNTIME_PACKAGES = ['chrome-remote-interface', 'playwright-core', '
 export type RuntimePackage = (typeof RUNTIME_PACKAGES)[number];
 
 export const isRuntimePackage = (name: string): name is RuntimePackage => (RUNTIME_PACKAGES as readonly string[]).includes(name);
+
+/** The packages that are a runtime package plus browser downloads, and the runtime package each becomes. */
+export const CORE_PACKAGE_OF: Readonly<Record<string, RuntimePackage>> = { playwright: 'playwright-core', puppeteer: 'puppeteer-core' };

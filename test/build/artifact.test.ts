@@ -1,12 +1,15 @@
 // The artifact a build ships: the installed tree without the runtime's packages (nor what only
 // they need), aliases for playwright/puppeteer, the compiled entry beside the original, packed as
-// tar.gz that the pods' safe extraction accepts.
+// tar.gz that the pods' safe extraction accepts; the build's warning for a pinned browser
+// automation package that the runtime's replaces.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ARTIFACT_MAIN, compiledEntryPath, packArtifact, pruneRuntimePackages, writeArtifactMain } from '../../src/build/artifact.js';
 import { extractArchive } from '../../src/runtime/agent-common/safe-extract.js';
+import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
+import { replacedVersionWarnings } from '../../src/build/runtime-versions.js';
 import { ARTIFACT_LIMITS } from '../../src/runtime/pod-agent/limits.js';
 
 describe('build artifact (the installed tree)', () => {
@@ -51,11 +54,25 @@ describe('build artifact (the installed tree)', () => {
       }),
     });
     const pruned = pruneRuntimePackages(project);
-    assert.deepEqual(pruned, { removed: ['chrome-remote-interface', 'playwright', 'playwright-core', 'puppeteer-core'], onlyTheirs: 1 });
+    assert.deepEqual(pruned, {
+      removed: ['chrome-remote-interface', 'playwright', 'playwright-core', 'puppeteer-core'],
+      onlyTheirs: 1,
+      replacedVersions: ['chrome-remote-interface@1.0.0', 'playwright-core@1.0.0', 'playwright@1.0.0', 'puppeteer-core@1.0.0'],
+    });
     for (const gone of ['puppeteer-core', 'only-puppeteer', 'playwright-core', 'lib/node_modules/chrome-remote-interface']) assert.ok(!existsSync(join(project, 'node_modules', gone)), gone);
     for (const kept of ['shared', 'lib']) assert.ok(existsSync(join(project, 'node_modules', kept, 'package.json')), kept);
     assert.equal(readFileSync(join(project, 'node_modules/playwright/index.js'), 'utf8'), 'module.exports = require("playwright-core");\n');
     assert.match(readFileSync(join(project, 'node_modules/playwright/index.mjs'), 'utf8'), /^export \* from "playwright-core";/);
+  });
+
+  it('warns, by version, of each installed browser automation package the runtime\'s replaces with another version', () => {
+    const runtimeModules = defaultRuntimeModulesDir();
+    const runtime = (name: string) => (JSON.parse(readFileSync(join(runtimeModules, name, 'package.json'), 'utf8')) as { version: string }).version;
+    const warnings = replacedVersionWarnings(['playwright@1.40.0', `playwright-core@${runtime('playwright-core')}`, 'puppeteer-core@21.0.0', 'left-pad@1.0.0'], runtimeModules);
+    assert.deepEqual(warnings, [
+      `The project installs playwright 1.40.0; its code runs with the runtime's playwright-core ${runtime('playwright-core')} instead (the runtime provides the browser automation packages). Test the code against ${runtime('playwright-core')}, or pin playwright to it.`,
+      `The project installs puppeteer-core 21.0.0; its code runs with the runtime's puppeteer-core ${runtime('puppeteer-core')} instead (the runtime provides the browser automation packages). Test the code against ${runtime('puppeteer-core')}, or pin puppeteer-core to it.`,
+    ]);
   });
 
   it('packs the tree with the compiled entry and a root module importing it; leaves out npm credentials, type declarations and bin links; keeps in-tree links', async () => {

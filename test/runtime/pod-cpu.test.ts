@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Kinds } from '../../src/cluster/objects.js';
 import type { PodObject } from '../../src/schemas/pod.js';
 import { cpuMillis } from '../../src/schemas/quantities.js';
@@ -128,6 +128,8 @@ describe('pod CPU: a cpu cgroup per pod (embedded serve, warm pools)', function 
       assert.ok(cgroup, `${member.metadata.name} has a cpu cgroup`);
       const commands = commandsIn(cgroup);
       for (const part of ['chromium', 'pod-agent', 'code-loader']) assert.ok(commands.some((c) => c.includes(part)), `${part} runs in the member's cpu cgroup: ${commands.join('\n')}`);
+      const nodeShares = availableParallelism() * 1024;
+      assert.deepEqual(schedulingOf(here, dirname(cgroup)), { idle: false, weight: here.version === 1 ? nodeShares : sharesToWeight(nodeShares) }, 'all pods together weigh as the node\'s CPUs');
       const scheduling = schedulingOf(here, cgroup);
       assert.ok(scheduling.idle || scheduling.weight === (here.version === 1 ? 2 : 1), `a waiting member takes only CPU nothing else wants: ${JSON.stringify(scheduling)}`);
     }

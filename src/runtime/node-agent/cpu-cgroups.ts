@@ -8,12 +8,13 @@
 // hierarchy (v1) or cpu.stat (v2), is left out of how busy the node is when pools decide whether to
 // make members ahead of demand (cpu-use.ts).
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { controllerCgroup, parseMountinfo, parseProcCgroup, v1CgroupDir, type ControllerCgroup } from './cgroup-paths.js';
 import { enableController, newAgentFolder, removeCgroup, removeStaleAgentFolders } from './cgroup-folders.js';
 import { cgroupUsageMicros } from './cpu-use.js';
 import type { MemoryCgroups } from './memory-cgroups.js';
-import { MIN_SHARES, QUOTA_PERIOD_MICROS, sharesToWeight, type PodCpuShare } from './pod-cpu.js';
+import { MAX_SHARES, MIN_SHARES, QUOTA_PERIOD_MICROS, sharesToWeight, type PodCpuShare } from './pod-cpu.js';
 
 export type CpuCgroupSupport = { available: true; cgroups: CpuCgroups } | { available: false; reason: string };
 
@@ -38,12 +39,15 @@ export function detectCpuCgroups(memory?: MemoryCgroups): CpuCgroupSupport {
       }
       enableController(layout.own, 'cpu');
       const shared = memory?.version === 2 ? memory.parent : undefined;
+      if (!shared) removeStaleAgentFolders(layout.own);
       const parent = shared ?? newAgentFolder(layout.own);
       enableController(parent, 'cpu');
+      write(parent, 'cpu.weight', sharesToWeight(nodeShares()));
       cgroups = new CpuCgroups(2, { cpu: parent }, shared === undefined);
     } else {
       for (const own of new Set([layout.own, layout.ownUsage])) if (own) removeStaleAgentFolders(own);
       const parent = newAgentFolder(layout.own);
+      write(parent, 'cpu.shares', nodeShares());
       const usage = layout.ownUsage === undefined ? undefined : layout.ownUsage === layout.own ? parent : newAgentFolder(layout.ownUsage);
       cgroups = new CpuCgroups(1, { cpu: parent, usage }, true);
     }
@@ -184,6 +188,12 @@ function setQuota(version: 1 | 2, dir: string, quotaMicros: number): void {
     if ((err as NodeJS.ErrnoException).code !== 'EINVAL') throw err;
   }
 }
+
+/**
+ * The weight of all pods together beside the server's own processes, as the kubelet weighs its
+ * kubepods cgroup: every CPU of the node's (else the pods together weigh as one busy thread).
+ */
+const nodeShares = (): number => Math.min(MAX_SHARES, availableParallelism() * 1024);
 
 function write(dir: string, file: string, value: number | string): void {
   writeFileSync(join(dir, file), String(value));

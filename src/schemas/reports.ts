@@ -119,8 +119,33 @@ const logEntry = {
 };
 const cause = { type: 'object', required: ['code'], properties: { code: { type: 'string', maxLength: 64 }, message: { type: 'string' } } };
 
-const sessionLogsSchema = { type: 'array', items: { type: 'object', required: ['method'] } } as const;
-const sessionMetricsSchema = { type: 'object', required: ['samples', 'navigations'], properties: { samples: { type: 'array' }, navigations: { type: 'array' } } } as const;
+// What the console and the sessions API show of a session's records: names and ids as short
+// strings, times as numbers (a number too large for a double, JSON's 1e999, is refused: api/validation.ts).
+const id = { type: 'string', maxLength: 128 } as const;
+const sessionLogsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['method', 'timestamp'],
+    properties: { method: { type: 'string', maxLength: 256 }, pageId: id, sessionId: id, frameId: id, loaderId: id, timestamp: { type: 'number' } },
+  },
+} as const;
+const sessionMetricsSchema = {
+  type: 'object',
+  required: ['samples', 'navigations'],
+  properties: {
+    intervalMs: { type: 'number', minimum: 0 },
+    samples: {
+      type: 'array',
+      items: { type: 'object', required: ['timestamp', 'pageId', 'metrics'], properties: { timestamp: { type: 'number' }, pageId: id, metrics: { type: 'object', additionalProperties: { type: 'number' } } } },
+    },
+    navigations: {
+      type: 'array',
+      items: { type: 'object', required: ['timestamp', 'pageId', 'url', 'timing'], properties: { timestamp: { type: 'number' }, pageId: id, url: { type: 'string' }, timing: { type: 'object' } } },
+    },
+    dropped: { type: 'object', properties: { samples: { type: 'integer', minimum: 0 }, navigations: { type: 'integer', minimum: 0 } } },
+  },
+} as const;
 
 export const sessionRecordsReportSchema = {
   type: 'object',

@@ -308,7 +308,7 @@ describe('attack: pod tokens on the internal routes', function () {
     });
   }
 
-  it('lets only a browser pod store session records, for its own invocation, within the size limit', async () => {
+  it('lets only a browser pod store session records, for its own invocation, within the size limit and of the shape the console shows', async () => {
     const route = ROUTES.find((r) => r.path('n', 'p').endsWith('/session-records'))!;
     const records = { sessionLogs: [{ method: 'Page.loadEventFired', timestamp: 1, params: {} }] };
     const fromBuild = await call(facade, { ...route, body: records }, { namespace: NS, name: buildPod.metadata.name }, tokenFor(buildPod));
@@ -321,6 +321,17 @@ describe('attack: pod tokens on the internal routes', function () {
     const stored = await facade.cluster.resource(Kinds.ConfigMap).get(NS, sessionRecordsName('inv-records'));
     assert.deepEqual(readSessionRecords(stored).sessionLogs.map((entry) => entry.method), ['Page.loadEventFired']);
     assert.equal(stored?.metadata.ownerReferences?.[0]?.name, 'inv-records', 'owned by its own invocation');
+    // What the console shows of them is numbers and short ids: a post with an infinite time, a huge id or a metric that is no number is refused.
+    const forger = await invocationWithPod(facade.cluster, NS, 'inv-forged');
+    for (const body of [
+      '{"sessionLogs":[{"method":"Page.loadEventFired","timestamp":1e999,"params":{}}]}',
+      JSON.stringify({ sessionLogs: [{ method: 'Page.loadEventFired', timestamp: 1, pageId: 'p'.repeat(500), params: {} }] }),
+      JSON.stringify({ sessionLogs: [], metrics: { samples: [{ timestamp: 1, pageId: 'p', metrics: { JSHeapUsedSize: 'a lot' } }], navigations: [] } }),
+    ]) {
+      const res = await fetch(facade.url + route.path(NS, forger.metadata.name), { method: 'POST', headers: { authorization: `Bearer ${tokenFor(forger)}`, 'content-type': 'application/json' }, body });
+      assert.equal(res.status, 400, body);
+    }
+    assert.ok(!(await facade.cluster.resource(Kinds.ConfigMap).get(NS, sessionRecordsName('inv-forged'))), 'nothing stored');
   });
 
   it("refuses a deleted pod's token for a new pod of the same name", async () => {

@@ -320,9 +320,9 @@ export const browserPoolStatusSchema: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       required: ['count', 'lastTime', 'lastReason'],
-      description: 'Members in a row that ended before they were claimed: past three, the pool waits longer each time before it makes the next ahead of demand.',
+      description: 'Members that ended before they were claimed, with no hour between one and the next: from the third, the pool waits longer each time before it makes the next ahead of demand.',
       properties: {
-        count: count('How many, since a member last served an invocation (or an hour passed without one).', 1_000_000),
+        count: count('How many, with no hour between one and the next.', 1_000_000),
         lastTime: timestamp('When the last was seen ended.'),
         lastReason: { type: 'string', maxLength: 1024, description: 'Why the last ended.' },
       },

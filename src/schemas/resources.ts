@@ -149,7 +149,7 @@ export interface BrowserPoolStatus {
   desired?: number;
   /** When an invocation that matches the pool last arrived. */
   lastActiveTime?: string;
-  /** Members in a row that ended before they were claimed, since one last served (or an hour passed). */
+  /** Members that ended before they were claimed, with no hour between one and the next. */
   memberFailures?: MemberFailures;
 }
 

@@ -14,7 +14,7 @@ import { InvocationReconciler } from '../../src/controller/reconcilers/invocatio
 import { BrowserPoolReconciler } from '../../src/controller/reconcilers/browser-pool.js';
 import { DEFAULT_POOL_LABEL, DEFAULT_POOL_NAME, DefaultPoolReconciler } from '../../src/controller/reconcilers/default-pools.js';
 import { claimedMember } from '../../src/controller/pods/pool-member.js';
-import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, MEMBER_BACKOFF_MS, MEMBER_FAILURES_BEFORE_BACKOFF, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
+import { CLAIM_START_MS, CPU_BUSY_FRACTION, CPU_BUSY_RECHECK_MS, DEMAND_WINDOW_MS, MEMBER_BACKOFF_MS, MEMBER_FAILURES_BEFORE_BACKOFF, MEMBER_FAILURES_FORGOTTEN_MS, SCALE_DOWN_DELAY_MS } from '../../src/controller/policies/pool.js';
 import { memoryBytes } from '../../src/schemas/quantities.js';
 import { contentArtifactName, writeArtifact } from '../../src/functions/stored/artifact-store.js';
 import { POD_GRACE_SECONDS } from '../../src/schemas/deadlines.js';
@@ -394,7 +394,7 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.equal((await idleInStore()).length, 2);
   });
 
-  it('waits longer each time between members that end before they are claimed, makes one for an invocation that waits, and starts over once one serves', async () => {
+  it('waits longer each time between members that end before they are claimed, makes one for an invocation that waits, and forgets them only an hour after the last', async () => {
     await createPool({ minIdle: 1, maxIdle: 1, idleSeconds: 0 });
     const reconciler = poolReconciler();
     /** The pool's one idle member ends as an eviction for its disk would end it; returns what the pool does next. */
@@ -420,7 +420,7 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.deepEqual(await idleInStore(), [], 'the next waits');
     const ready = status.conditions?.find((c) => c.type === 'Ready');
     assert.equal(ready?.reason, 'MembersFailing');
-    assert.match(ready?.message ?? '', /3 members in a row ended before they were claimed \(the last: it ended \(Evicted\) before it was claimed\), so the next is made at /);
+    assert.match(ready?.message ?? '', /3 members ended before they were claimed within an hour of each other \(the last: it ended \(Evicted\) before it was claimed\), so the next is made at /);
     assert.equal(held?.requeueAfterMs, MEMBER_BACKOFF_MS, 'and looks again when it may make one');
 
     now += MEMBER_BACKOFF_MS;
@@ -431,7 +431,7 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
     assert.deepEqual(await idleInStore(), [], 'the wait doubled');
 
-    // An invocation that waits gets a member all the same; once one serves, the run is over.
+    // An invocation that waits gets a member all the same; its claim does not end the run.
     const inv = await createInvocation();
     await waitFor('the arrival in the cache', async () => (invocations.list().length === 1 ? true : undefined));
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
@@ -442,7 +442,12 @@ describe('warm pool controllers with a fake clock (embedded store)', () => {
     assert.equal(await podOf(inv), member.metadata.name);
     await waitFor('the claim in the cache', async () => (idle().length === 0 ? true : undefined));
     await reconciler.reconcile({ namespace: NS, name: 'warm' });
-    assert.equal((await poolStatus()).memberFailures, undefined, 'the run is forgotten');
+    assert.equal((await poolStatus()).memberFailures?.count, MEMBER_FAILURES_BEFORE_BACKOFF + 1, 'a claim does not end the run');
+    assert.deepEqual(await idleInStore(), [], 'nor the wait');
+    now += MEMBER_FAILURES_FORGOTTEN_MS;
+    await reconciler.reconcile({ namespace: NS, name: 'warm' });
+    assert.equal((await poolStatus()).memberFailures, undefined, 'forgotten an hour after the last');
+    assert.equal((await idleInStore()).length, 1, 'and the pool refilled');
   });
 
   it('fails an invocation whose claimed member never reports with INTERNAL_ERROR at the deadline, and deletes the member', async () => {

@@ -44,7 +44,11 @@ export const CPU_BUSY_RECHECK_MS = 1000;
 export const MEMBER_FAILURES_BEFORE_BACKOFF = 3;
 export const MEMBER_BACKOFF_MS = 10_000;
 export const MAX_MEMBER_BACKOFF_MS = 300_000;
-/** Failures this long past, with none since, no longer count. */
+/**
+ * Failures this long past, with none since, no longer count. A claim does not end a run: a
+ * project whose members break their limits while they wait could otherwise keep its pool
+ * replacing them at full speed by invoking now and then (a probe did, every 8 s).
+ */
 export const MEMBER_FAILURES_FORGOTTEN_MS = 3_600_000;
 /** Pool names become label values (63 characters) and pod name prefixes. */
 export const MAX_POOL_NAME_LENGTH = 54;
@@ -144,7 +148,6 @@ export function planPool({ pool, members, invocations, now, room, cpuBusyFractio
   const starting: PodObject[] = [];
   const failed: { pod: PodObject; why: string }[] = [];
   let claimed = 0;
-  let lastClaimedAt = 0;
   let startingHandlerUntil = 0;
   const rechecks: number[] = [];
   for (const pod of members) {
@@ -153,7 +156,6 @@ export function planPool({ pool, members, invocations, now, room, cpuBusyFractio
       if (isPodTerminal(pod)) continue;
       claimed += 1;
       const claimedAt = Date.parse(pod.metadata.annotations?.[Annotations.claimedAt] ?? '');
-      lastClaimedAt = Math.max(lastClaimedAt, claimedAt || 0);
       if (now - claimedAt < CLAIM_START_MS) startingHandlerUntil = Math.max(startingHandlerUntil, claimedAt + CLAIM_START_MS);
       continue;
     }
@@ -171,7 +173,7 @@ export function planPool({ pool, members, invocations, now, room, cpuBusyFractio
     }
   }
   remove.push(...failed);
-  const memberFailures = countMemberFailures(pool.status?.memberFailures, failed, lastClaimedAt, now);
+  const memberFailures = countMemberFailures(pool.status?.memberFailures, failed, now);
   const backoffUntil = memberFailures ? memberBackoffUntil(memberFailures) : 0;
   const backingOff = backoffUntil > now;
   const live = ready.length + starting.length;
@@ -219,13 +221,12 @@ export function memberStartMs(members: PodObject[]): number {
 }
 
 /**
- * The pool's run of members that ended unclaimed: the previous run (forgotten once a member served
- * an invocation after its last failure, or it is an hour old), plus the members `failed` now (the
- * reconciler no longer shows one whose deletion it asked for, so none is counted twice).
+ * The pool's run of members that ended unclaimed: the previous run (forgotten an hour after its
+ * last failure), plus the members `failed` now (the reconciler no longer shows one whose deletion
+ * it asked for, so none is counted twice).
  */
-export function countMemberFailures(previous: MemberFailures | undefined, failed: { pod: PodObject; why: string }[], lastClaimedAt: number, now: number): MemberFailures | undefined {
-  const lastTime = Date.parse(previous?.lastTime ?? '');
-  const run = previous && lastClaimedAt <= lastTime && now - lastTime < MEMBER_FAILURES_FORGOTTEN_MS ? previous : undefined;
+export function countMemberFailures(previous: MemberFailures | undefined, failed: { pod: PodObject; why: string }[], now: number): MemberFailures | undefined {
+  const run = previous && now - Date.parse(previous.lastTime) < MEMBER_FAILURES_FORGOTTEN_MS ? previous : undefined;
   const last = failed.at(-1);
   if (!last) return run;
   return { count: (run?.count ?? 0) + failed.length, lastTime: isoAt(now), lastReason: last.why };
@@ -250,7 +251,7 @@ function readiness(problem: string | undefined, desired: number, ready: number, 
     return {
       status: 'False',
       reason: 'MembersFailing',
-      message: `${ready} of ${desired} idle member(s) ready; ${failures.count} members in a row ended before they were claimed (the last: ${failures.lastReason}), so the next is made at ${isoAt(until)}, or at once for an invocation that waits`,
+      message: `${ready} of ${desired} idle member(s) ready; ${failures.count} members ended before they were claimed within an hour of each other (the last: ${failures.lastReason}), so the next is made at ${isoAt(until)}, or at once for an invocation that waits`,
     };
   }
   if (heldBackBy === 'cpu') return { status: 'False', reason: 'CpuBusy', message: `${ready} of ${desired} idle member(s) ready; the node's CPUs are busy, so members are made only for invocations that wait until some are free` };

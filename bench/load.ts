@@ -51,6 +51,8 @@ export async function runLoadBench(): Promise<void> {
   const counterUrl = `http://127.0.0.1:${(counter.address() as AddressInfo).port}`;
 
   const svc = await startTestService({
+    // 32 clients submitting and polling measure the invocation path, not the API's rate per project.
+    BROWSERFN_API_RATE_PER_PROJECT: '0',
     BROWSERFN_API_KEYS: PROJECTS.map((p) => `${p.key}:${p.name}`).join(','),
     BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(SLOTS),
     BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT: String(N),

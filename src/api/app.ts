@@ -1,11 +1,13 @@
 // Builds the Koa façade from route definitions. Every route gets the same pipeline:
-// request id → error body → auth → validation → handler; a route's own `authorize` runs before its body is read.
+// request id → error body → auth → the project's request rate → validation → handler; a route's own
+// `authorize` runs before its body is read.
 import Koa from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from './deps.js';
 import type { JsonSchema, RouteDefinition, RouteState } from './route.js';
 import { ApiKeyAuthenticator, requireMetricsToken } from './auth.js';
+import { ProjectRequestRate } from './request-rate.js';
 import { HttpError, errorBody, toHttpError } from './http-error.js';
 import { readJsonBody } from './body.js';
 import { compileSchema } from './validation.js';
@@ -26,6 +28,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
   // Behind a TLS-terminating proxy the absolute URLs routes return (live view, recordings) take its scheme and host.
   app.proxy = deps.settings.trustProxy;
   const auth = new ApiKeyAuthenticator(deps.settings.apiKeys);
+  const rate = new ProjectRequestRate(deps.settings.apiRatePerProject);
   const router = new Router<RouteState>();
   // What fails past the error middleware (a response stream broken by its client, a request the HTTP
   // parser refused mid-body) goes to the log, not as Koa's bare stack on stderr.
@@ -72,7 +75,10 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
 
   for (const route of options.routes) {
     router[route.method](route.path, async (ctx) => {
-      if (route.auth !== false) ctx.state.project = auth.projectFor(ctx.headers);
+      if (route.auth !== false) {
+        ctx.state.project = auth.projectFor(ctx.headers);
+        rate.take(ctx.state.project);
+      }
       const params = { ...ctx.params } as Record<string, unknown>;
       const query = { ...ctx.query } as Record<string, unknown>;
       validate('path', route.request?.params, params);

@@ -112,6 +112,8 @@ export interface Settings {
   trustProxy: boolean;
   /** Connections one client address may hold open (BROWSERFN_MAX_CONNECTIONS_PER_CLIENT; 0: no limit; behind a proxy, none by default). */
   maxConnectionsPerClient: number;
+  /** API requests a second one project may make, ten seconds' worth at once (BROWSERFN_API_RATE_PER_PROJECT; 0: no limit). */
+  apiRatePerProject: number;
   /** This API replica's pod address (BROWSERFN_POD_IP, from the downward API), where other replicas reach the live views it holds. */
   podIP?: string;
   /** Pods in sandboxes of their own (bubblewrap + pasta): `auto` when they work here, `bwrap` always (or refuse to start), `off`. */
@@ -212,6 +214,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     controlUrl: env.BROWSERFN_CONTROL_URL,
     podIP: ipValue(env.BROWSERFN_POD_IP, 'BROWSERFN_POD_IP'),
     trustProxy: boolValue(env.BROWSERFN_TRUST_PROXY, 'BROWSERFN_TRUST_PROXY'),
+    apiRatePerProject: intValue(env.BROWSERFN_API_RATE_PER_PROJECT, 'BROWSERFN_API_RATE_PER_PROJECT', 100, 0, 1_000_000),
     maxConnectionsPerClient: intValue(env.BROWSERFN_MAX_CONNECTIONS_PER_CLIENT, 'BROWSERFN_MAX_CONNECTIONS_PER_CLIENT', boolValue(env.BROWSERFN_TRUST_PROXY, 'BROWSERFN_TRUST_PROXY') ? 0 : 512, 0, 1_000_000),
     sandbox: oneOfValue(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOfValue(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),

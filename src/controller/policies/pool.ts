@@ -36,8 +36,8 @@ export const CPU_BUSY_FRACTION = 0.9;
 /** How often a pool held back by a busy CPU looks again. */
 export const CPU_BUSY_RECHECK_MS = 1000;
 /**
- * Members in a row that may end before they are claimed (evicted for their disk, out of memory,
- * never ready) before the pool waits between the ones it makes ahead of demand: a member whose
+ * Members that may end before they are claimed (evicted for their disk, out of memory, never
+ * ready) before the pool waits between the ones it makes ahead of demand: a member whose
  * preloaded code breaks its limits while it waits was otherwise replaced by one doing the same,
  * for as long as the pool was in use. The wait starts at MEMBER_BACKOFF_MS and doubles each time.
  */
@@ -225,7 +225,7 @@ export function memberStartMs(members: PodObject[]): number {
  * last failure), plus the members `failed` now (the reconciler no longer shows one whose deletion
  * it asked for, so none is counted twice).
  */
-export function countMemberFailures(previous: MemberFailures | undefined, failed: { pod: PodObject; why: string }[], now: number): MemberFailures | undefined {
+function countMemberFailures(previous: MemberFailures | undefined, failed: { pod: PodObject; why: string }[], now: number): MemberFailures | undefined {
   const run = previous && now - Date.parse(previous.lastTime) < MEMBER_FAILURES_FORGOTTEN_MS ? previous : undefined;
   const last = failed.at(-1);
   if (!last) return run;
@@ -233,7 +233,7 @@ export function countMemberFailures(previous: MemberFailures | undefined, failed
 }
 
 /** Until when the pool makes members only for invocations that wait; before it has one to wait for, the past. */
-export function memberBackoffUntil(failures: MemberFailures): number {
+function memberBackoffUntil(failures: MemberFailures): number {
   if (failures.count < MEMBER_FAILURES_BEFORE_BACKOFF) return 0;
   const wait = Math.min(MAX_MEMBER_BACKOFF_MS, MEMBER_BACKOFF_MS * 2 ** Math.min(30, failures.count - MEMBER_FAILURES_BEFORE_BACKOFF));
   return Date.parse(failures.lastTime) + wait;

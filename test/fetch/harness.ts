@@ -32,7 +32,8 @@ export interface FetchApi {
 /** The façade with fetchRoutes(), fetch settings from `env` (SSRF guard lifted unless env says otherwise). */
 export async function startFetchApi(env: NodeJS.ProcessEnv = {}, options: { resolve?: Resolver } = {}): Promise<FetchApi> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bfn-fetch-'));
-  const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${API_KEY}:default,alpha-key:alpha,beta-key:beta`, ...env } });
+  // Fetch tests drive requests as load (as many as a conversion takes): the API's rate per project is test/api/request-rate.test.ts's.
+  const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${API_KEY}:default,alpha-key:alpha,beta-key:beta`, BROWSERFN_API_RATE_PER_PROJECT: '0', ...env } });
   const metrics = new Metrics();
   const service = new FetchService(loadFetchSettings({ BROWSERFN_FETCH_ALLOW_PRIVATE: '1', BROWSERFN_FETCH_WORKERS: '2', ...env }), { resolve: options.resolve });
   const app = createApp({ settings, cluster: null as unknown as ClusterPort, log: createLogger('silent'), metrics, archive: null as unknown as Archive, waitingInvocations: null as unknown as WaitingInvocations }, { routes: fetchRoutes({ service }) });

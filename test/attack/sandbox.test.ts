@@ -53,9 +53,11 @@ defineFn('probe', async (ctx, params) => {
     // The package's root (where the default data dir .data lives) is not there, at its path or beside its code.
     files.packageRoot = await readInBrowser(client, 'file://' + params.packageRoot + '/package.json');
     const packageListing = await readInBrowser(client, 'file:///opt/browserfn/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
+    // The pod's own listeners (its browser, its agent's runtime API) are on its own loopback, and may fall in the window.
+    const ownPorts = new Set([Number(new URL(ctx.session.connectUrl).port), Number((process.env.AWS_LAMBDA_RUNTIME_API || '').split(':').pop())]);
     const scan = [];
     for (let port = params.canaryPort - 20; port <= params.canaryPort + 20; port++) {
-      if (port !== params.controlPort && (await connect({ host: '127.0.0.1', port })) === 'connected') scan.push(port);
+      if (port !== params.controlPort && !ownPorts.has(port) && (await connect({ host: '127.0.0.1', port })) === 'connected') scan.push(port);
     }
     // Chromium lists directories as links.
     const procListing = await readInBrowser(client, 'file:///proc/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');

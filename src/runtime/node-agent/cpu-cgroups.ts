@@ -131,9 +131,14 @@ export class PodCpuCgroup {
     readonly share: PodCpuShare,
   ) {}
 
+  /** Its folders: in the cpu hierarchy, and where its CPU time is counted when that is another (v1 cpuacct). */
+  private get dirs(): string[] {
+    return [...new Set([this.dir, this.usageDir ?? this.dir])];
+  }
+
   /** The files a process writes its pid into to enter the cgroup (cgroup-entry.ts). */
   get procsFiles(): string[] {
-    return [...new Set([this.dir, this.usageDir ?? this.dir])].map((dir) => join(dir, 'cgroup.procs'));
+    return this.dirs.map((dir) => join(dir, 'cgroup.procs'));
   }
 
   get waiting(): boolean {
@@ -169,7 +174,7 @@ export class PodCpuCgroup {
 
   /** Kills what is left in it and removes its folders; throws when processes would not leave. */
   destroy(): Promise<void> {
-    this.#destroyed ??= Promise.all([...new Set([this.dir, this.usageDir ?? this.dir])].map((dir) => removeCgroup(dir, 'cpu'))).then(() => undefined);
+    this.#destroyed ??= Promise.all(this.dirs.map((dir) => removeCgroup(dir, 'cpu'))).then(() => undefined);
     return this.#destroyed;
   }
 }

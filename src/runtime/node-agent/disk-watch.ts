@@ -1,10 +1,12 @@
 // Measures the limited folders of running pods every few seconds, as the kubelet's eviction manager
-// does, and calls back for a pod whose folder holds more than its limit (folder-usage.ts says how a
-// folder is counted). The walks run in a worker thread: one of a pod's few hundred files took the
+// does, and sooner as they fill (disk-watch-pace.ts), and calls back for a pod whose folder holds
+// more than its limit (folder-usage.ts says how a folder is counted). The walks run in a worker thread: one of a pod's few hundred files took the
 // server's event loop 15-30 ms here, beside the invocations it serves; a `du` per round held it
 // as long, forking.
 import { Worker } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
 import type { LimitedFolder } from './pod-disk.js';
+import { MAX_ROUND_DELAY_MS, nextRoundDelayMs, type FolderReading } from './disk-watch-pace.js';
 import type { UsageAnswer, UsageRequest } from './disk-watch-worker.js';
 
 /** The processes of a pod: its first ones, and its memory cgroup's list of them when it has one. */
@@ -17,10 +19,10 @@ interface WatchedPod {
   folders: LimitedFolder[];
   processes: () => PodProcessIds;
   onOver: (folder: LimitedFolder) => void;
+  /** Its folders' last measurements, by index, for the pace they grow at. */
+  last?: { bytes: number; atMs: number }[];
 }
 
-/** Between the end of one round of measurements and the start of the next. */
-const POLL_MS = 2000;
 const WORKER_MAIN = new URL('./disk-watch-worker.js', import.meta.url);
 
 export class DiskWatch {
@@ -35,7 +37,7 @@ export class DiskWatch {
   watch(pod: object, folders: LimitedFolder[], processes: () => PodProcessIds, onOver: (folder: LimitedFolder) => void): void {
     if (folders.length === 0) return;
     this.#watched.set(pod, { folders, processes, onOver });
-    this.#timer ??= setTimeout(() => void this.#round(), POLL_MS).unref();
+    this.#timer ??= setTimeout(() => void this.#round(), MAX_ROUND_DELAY_MS).unref();
   }
 
   unwatch(pod: object): void {
@@ -54,14 +56,26 @@ export class DiskWatch {
         ...processes(),
       })),
     };
+    const startMs = performance.now();
     const usage = await this.#measure(request).catch(() => undefined);
-    for (const [index, [pod, { folders, onOver }]] of watched.entries()) {
-      const over = folders.find((folder, i) => (usage?.[index]?.[i] ?? 0) > folder.limitBytes);
-      if (!over || !this.#watched.has(pod)) continue;
-      this.unwatch(pod);
-      onOver(over);
+    const atMs = performance.now();
+    const readings: FolderReading[] = [];
+    for (const [index, [pod, watching]] of watched.entries()) {
+      const bytes = watching.folders.map((_, i) => usage?.[index]?.[i] ?? 0);
+      const over = watching.folders.find((folder, i) => bytes[i] > folder.limitBytes);
+      if (!this.#watched.has(pod)) continue;
+      if (over) {
+        this.unwatch(pod);
+        watching.onOver(over);
+        continue;
+      }
+      if (usage) {
+        readings.push(...watching.folders.map(({ limitBytes }, i) => ({ bytes: bytes[i], limitBytes, atMs, previous: watching.last?.[i] })));
+        watching.last = bytes.map((b) => ({ bytes: b, atMs }));
+      }
     }
-    this.#timer = this.#watched.size > 0 ? setTimeout(() => void this.#round(), POLL_MS).unref() : undefined;
+    const delay = nextRoundDelayMs(readings, atMs - startMs);
+    this.#timer = this.#watched.size > 0 ? setTimeout(() => void this.#round(), delay).unref() : undefined;
   }
 
   /** In the worker, which stays (idle, unreferenced) once made: one per cold pod would cost a thread's start beside each. */

@@ -59,7 +59,17 @@ export function capResults(report: InvocationReport): InvocationReport {
 
 /** Keeps the newest console log entries that fit, with a first entry saying how many were dropped. */
 export function capLogs(entries: LogEntry[], limitBytes: number): LogEntry[] {
-  return capEntries(entries, limitBytes, (dropped) => ({ level: 'warn', message: `[${dropped} earlier log entries dropped: logs are limited to ${limitBytes} bytes]`, timestamp: new Date().toISOString() }));
+  return capEntries(entries, limitBytes, (dropped) => droppedLogsMarker(dropped, limitBytes, entries[dropped]?.timestamp));
+}
+
+/** The first log entry when `dropped` earlier ones were not kept, dated as the first kept one when there is one. */
+export function droppedLogsMarker(dropped: number, limitBytes: number, timestamp = new Date().toISOString()): LogEntry {
+  return { level: 'warn', message: `[${dropped} earlier log entries dropped: logs are limited to ${limitBytes} bytes]`, timestamp };
+}
+
+/** An entry's share of a cap: its JSON and a separator. */
+export function reportedBytes(entry: unknown): number {
+  return Buffer.byteLength(JSON.stringify(entry)) + 1;
 }
 
 /** Keeps the newest recorded session events that fit; the first entry, an event of its own, says how many were dropped. */
@@ -78,7 +88,7 @@ function capEntries<T>(entries: T[], limitBytes: number, marker: (dropped: numbe
   let size = 0;
   let keepFrom = entries.length;
   while (keepFrom > 0) {
-    const next = Buffer.byteLength(JSON.stringify(entries[keepFrom - 1])) + 1;
+    const next = reportedBytes(entries[keepFrom - 1]);
     if (size + next > limitBytes) break;
     size += next;
     keepFrom -= 1;

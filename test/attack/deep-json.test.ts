@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
 import { MAX_NESTING_DEPTH } from '../../src/api/body.js';
-import { MAX_RESULTS_NESTING, SESSION_LOG_DROPPED_METHOD } from '../../src/schemas/report-limits.js';
+import { MAX_RESULTS_NESTING, OUTCOME_LIMITS, SESSION_LOG_DROPPED_METHOD } from '../../src/schemas/report-limits.js';
 
 /** `{"params":{"a":[[…1…]]}}`-style JSON text, written out: JSON.stringify itself overflows on such depths. */
 const nestedJson = (depth: number): string => '['.repeat(depth) + '1' + ']'.repeat(depth);
@@ -70,12 +70,17 @@ defineFn('deep', async (ctx, params: { depth?: number; events?: number }) => {
     assert.equal(ok.status, 'COMPLETED', JSON.stringify(ok.cause));
   });
 
-  it('completes an invocation whose recorded session passes its cap, with a marker event first', async () => {
+  it('completes an invocation whose recorded session passes its cap: its first events kept whole, then a marker counting the rest', async () => {
     const done = await invokeAndWait(svc, fnId, { params: { events: 1500 } });
     assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
     const { body } = await svc.request('GET', `/v1/sessions/${done.sessionId}/logs`);
-    const entries = body as { method: string; params: unknown }[];
-    assert.equal(entries[0]?.method, SESSION_LOG_DROPPED_METHOD, `${entries.length} entries, first: ${JSON.stringify(entries[0] ?? null).slice(0, 300)}`);
-    assert.match(JSON.stringify(entries[0].params), /earlier session events dropped/);
+    const entries = body as { method: string; params: { args?: { value?: unknown }[]; droppedEvents?: number } }[];
+    const marker = entries.at(-1)!;
+    assert.equal(marker.method, 'browserfn.sessionLogTruncated', `${entries.length} entries, last: ${JSON.stringify(marker ?? null).slice(0, 300)}`);
+    assert.ok(!entries.some((entry) => entry.method === SESSION_LOG_DROPPED_METHOD), 'nothing cut from the start');
+    const logged = entries.filter((entry) => entry.method === 'Runtime.consoleAPICalled').map((entry) => entry.params.args?.[1]?.value);
+    assert.deepEqual(logged, logged.map((_, i) => i), 'the console events kept are the first ones, in order');
+    assert.ok(logged.length + marker.params.droppedEvents! >= 1500, JSON.stringify(marker.params));
+    assert.ok(Buffer.byteLength(JSON.stringify(entries)) <= OUTCOME_LIMITS.sessionLogsBytes);
   });
 });

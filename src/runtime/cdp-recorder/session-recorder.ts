@@ -3,6 +3,7 @@
 // browser level (flattened sessions), so pages opened by any client are covered from their start.
 import CDP from 'chrome-remote-interface';
 
+import { OUTCOME_LIMITS, reportedBytes } from '../../schemas/report-limits.js';
 import type { SessionLogEntry } from '../../schemas/reports.js';
 import type { PageInstrument, PageTarget } from './page-instrument.js';
 
@@ -10,13 +11,16 @@ export type { SessionLogEntry };
 
 export interface RecorderLimits {
   maxEntries: number;
-  /** Sum of serialized params kept (characters). */
-  maxTotalChars: number;
+  /** Events kept, as the report counts them (their JSON): the first ones, so what is kept is what is reported. */
+  maxTotalBytes: number;
   /** Params of one event serialized longer than this are replaced by a preview. */
   maxParamsChars: number;
 }
 
-export const DEFAULT_RECORDER_LIMITS: RecorderLimits = { maxEntries: 2000, maxTotalChars: 1024 * 1024, maxParamsChars: 8 * 1024 };
+/** Left in the report's cap for the marker that counts the events not kept. */
+const MARKER_ROOM_BYTES = 512;
+
+export const DEFAULT_RECORDER_LIMITS: RecorderLimits = { maxEntries: 2000, maxTotalBytes: OUTCOME_LIMITS.sessionLogsBytes - MARKER_ROOM_BYTES, maxParamsChars: 8 * 1024 };
 
 export const RECORDED_EVENTS: ReadonlySet<string> = new Set([
   'Runtime.consoleAPICalled',
@@ -47,7 +51,7 @@ export class SessionRecorder {
   /** Page targets by session, each with the promise of its domains enabled. */
   readonly #pages = new Map<string, { page: PageTarget; ready: Promise<void> }>();
   readonly #instruments: PageInstrument[] = [];
-  #totalChars = 0;
+  #totalBytes = 0;
   #dropped = 0;
   #stopped = false;
   #stopping: Promise<void> | undefined;
@@ -124,7 +128,7 @@ export class SessionRecorder {
       entries.push({
         method: 'browserfn.sessionLogTruncated',
         timestamp: Date.now(),
-        params: { droppedEvents: this.#dropped, maxEntries: this.#limits.maxEntries, maxTotalChars: this.#limits.maxTotalChars },
+        params: { droppedEvents: this.#dropped, maxEntries: this.#limits.maxEntries, maxTotalBytes: this.#limits.maxTotalBytes },
       });
     }
     return entries;
@@ -180,17 +184,11 @@ export class SessionRecorder {
       return;
     }
     const params = message.params as Record<string, unknown>;
-    let serialized = JSON.stringify(params) ?? 'null';
+    const serialized = JSON.stringify(params) ?? 'null';
     let kept: unknown = params;
     if (serialized.length > this.#limits.maxParamsChars) {
       kept = { truncated: true, originalChars: serialized.length, preview: serialized.slice(0, PREVIEW_CHARS) };
-      serialized = JSON.stringify(kept);
     }
-    if (this.#totalChars + serialized.length > this.#limits.maxTotalChars) {
-      this.#dropped += 1;
-      return;
-    }
-    this.#totalChars += serialized.length;
     const frame = params.frame as { id?: string; loaderId?: string } | undefined;
     const entry: SessionLogEntry = { method: message.method, timestamp: Date.now(), params: kept };
     const pageId = message.sessionId ? this.#pages.get(message.sessionId)?.page.targetId : undefined;
@@ -200,6 +198,12 @@ export class SessionRecorder {
     if (frameId) entry.frameId = frameId;
     const loaderId = typeof params.loaderId === 'string' ? params.loaderId : frame?.loaderId;
     if (loaderId) entry.loaderId = loaderId;
+    const bytes = reportedBytes(entry);
+    if (this.#totalBytes + bytes > this.#limits.maxTotalBytes) {
+      this.#dropped += 1;
+      return;
+    }
+    this.#totalBytes += bytes;
     this.#entries.push(entry);
   }
 }

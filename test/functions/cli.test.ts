@@ -1,6 +1,7 @@
 // The CLI as a user runs it: `browserfn publish <entry>` then `browserfn invoke <id>`.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestService, type TestService } from '../support/service.js';
@@ -63,6 +64,7 @@ describe('browserfn CLI: publish and invoke', function () {
   it('shows the artifact size and each build step\'s time, and the first lines of npm\'s error when the install fails', async () => {
     const ok = await run(['publish', join(writeProject({ 'index.ts': `import { defineFn } from 'browserfn';\ndefineFn('tiny', async () => 1);` }), 'index.ts')], env);
     assert.equal(ok.code, 0, ok.stderr);
+    assert.doesNotMatch(ok.stderr, /Warning/);
     assert.match(ok.stdout, /^Artifact: [\d.]+ MiB tar\.gz \(\d+ files, [\d.]+ MiB unpacked\)$/m);
     assert.match(ok.stdout, /^Steps: extract [\d.]+ s, install [\d.]+ s, bundle [\d.]+ s, introspect [\d.]+ s, upload [\d.]+ s, store [\d.]+ s$/m);
 
@@ -77,6 +79,19 @@ describe('browserfn CLI: publish and invoke', function () {
     assert.match(failed.stdout, /^Steps: extract [\d.]+ s, install [\d.]+ s \(failed\)/m);
     assert.match(failed.stderr, /^Build failed: DEPENDENCY_INSTALL_FAILED: npm ci exited with code 1\./m);
     assert.match(failed.stderr, /^ {2}\| npm error .*(in sync|Missing: ms)/m);
+  });
+
+  it("prints a completed build's warnings, such as the .npmrc keys it left out", async () => {
+    const fixture = fileURLToPath(new URL('../../../test/fixtures/projects/real-commonjs/', import.meta.url));
+    const root = writeProject({
+      'index.ts': `import { defineFn } from 'browserfn';\nimport ms from 'ms';\ndefineFn('tiny', async () => ms(1000));`,
+      'package.json': readFileSync(join(fixture, 'package.json'), 'utf8').replace('"commonjs"', '"module"'),
+      'package-lock.json': readFileSync(join(fixture, 'package-lock.json'), 'utf8'),
+      '.npmrc': 'fund=false\nscript-shell=/bin/sh\n',
+    });
+    const res = await run(['publish', join(root, 'index.ts')], env);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stderr, /^Warning: Left out of the project's \.npmrc: "fund" \(set by the build\), "script-shell" \(set by the build\)$/m);
   });
 
   it('says what to do without an API key', async () => {

@@ -16,6 +16,8 @@ interface BuildLogs {
 
 /** Lines of an error shown on failure (npm's and esbuild's put the cause first). */
 const ERROR_LINES_SHOWN = 20;
+/** Build warnings shown (npm's deprecation notices can be many); the rest are in the build log. */
+const WARNINGS_SHOWN = 20;
 
 export function registerPublishCommand(program: Command): void {
   program
@@ -44,6 +46,7 @@ export function registerPublishCommand(program: Command): void {
       }
       const { logs } = await client.request<BuildLogs>('GET', `/v1/functions/builds/${build.id}/logs`).catch((): BuildLogs => ({ logs: [] }));
       for (const line of buildSummary(logs, build.endedAt)) out(line);
+      for (const line of buildWarnings(logs, build.id)) process.stderr.write(line + '\n');
       if (build.status === 'FAILED') {
         const [headline = '', ...detail] = (build.cause?.message ?? '').split('\n');
         process.stderr.write(`Build failed: ${build.cause?.code ?? 'UNKNOWN'}: ${headline}\n`);
@@ -80,5 +83,16 @@ export function buildSummary(logs: BuildLogs['logs'], endedAt: string | undefine
   }
   const lines = logs.filter((entry) => entry.message.startsWith('Artifact: ')).map((entry) => entry.message);
   if (steps.length > 0) lines.push(`Steps: ${steps.join(', ')}`);
+  return lines;
+}
+
+/**
+ * The build's warnings (a pinned browser package the runtime replaces, `.npmrc` keys left out, npm's
+ * own notices), which a build that completes would otherwise keep to its log.
+ */
+export function buildWarnings(logs: BuildLogs['logs'], buildId: string): string[] {
+  const warnings = logs.filter((entry) => entry.level === 'warn').map((entry) => entry.message.trimEnd());
+  const lines = warnings.slice(0, WARNINGS_SHOWN).map((message) => `Warning: ${message.replaceAll('\n', '\n  ')}`);
+  if (warnings.length > WARNINGS_SHOWN) lines.push(`… ${warnings.length - WARNINGS_SHOWN} more warnings in the build log (GET /v1/functions/builds/${buildId}/logs)`);
   return lines;
 }

@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator, requireMetricsToken } from './auth.js';
 import { ProjectRequestRate } from './request-rate.js';
 import { HttpError, errorBody, toHttpError } from './http-error.js';
 import { readJsonBody } from './body.js';
+import { drainRefusedBody } from './refused-body.js';
 import { compileSchema } from './validation.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -49,8 +50,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
       ctx.status = status;
       ctx.body = errorBody(status, message, known ? known.extra : {});
       if (known) ctx.set(known.headers);
-      // Refused before its body arrived (401, 413…): close rather than read the rest to keep the connection.
-      if (!ctx.req.complete) ctx.set('connection', 'close');
+      if (!ctx.req.complete) drainRefusedBody(ctx.req);
     }
   });
 

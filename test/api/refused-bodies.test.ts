@@ -1,0 +1,87 @@
+// A request refused before its body has all arrived (no route, no key, too large): the client gets
+// the answer even when it sends its whole body before reading (as @browserbasehq/sdk's uploads and
+// most HTTP clients do), rather than a broken pipe; a body that keeps coming is cut off with its
+// connection after a while, so a refused request cannot hold one for ever.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import Browserbase from '@browserbasehq/sdk';
+import { startTestService, type TestService } from '../support/service.js';
+import { writeProject } from '../support/projects.js';
+import { invokeAndWait, publish } from '../support/publish.js';
+
+describe('requests refused before their body arrived', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(async () => svc?.stop());
+
+  it('answers @browserbasehq/sdk uploads (not served) with its 404, not a connection error', async () => {
+    const bb = new Browserbase({ apiKey: svc.apiKey, baseURL: svc.url, maxRetries: 0 });
+    const build = await publish(svc, writeProject({ 'index.ts': "import { defineFn } from 'browserfn';\ndefineFn('one', async () => 1);" }));
+    const { sessionId } = await invokeAndWait(svc, build.builtFunctions![0].id, {});
+    for (const size of [1, 4 << 20]) {
+      await assert.rejects(bb.sessions.uploads.create(sessionId, { file: new File([new Uint8Array(size)], 'x.bin') }), (err: { status?: number; message?: string }) => {
+        assert.equal(err.status, 404, `${size} bytes: ${err.message}`);
+        assert.match(err.message ?? '', /No route for POST/);
+        return true;
+      });
+    }
+  });
+
+  it('reads the body that follows a refusal, keeping the connection for the next request', async () => {
+    // The client's body follows its headers in writes of their own, as @browserbasehq/sdk's multipart
+    // uploads go: a connection closed on the answer broke the body's writes (EPIPE) in one call of two.
+    const { hostname, port } = new URL(svc.url);
+    const socket = connect(Number(port), hostname);
+    socket.on('error', () => undefined);
+    let received = '';
+    let closed = false;
+    let onChange: () => void = () => undefined;
+    socket.on('data', (chunk) => ((received += chunk.toString()), onChange()));
+    socket.once('close', () => ((closed = true), onChange()));
+    /** Until the connection has carried `count` answers; failing if it closes first. */
+    const answers = (count: number) =>
+      new Promise<void>((resolve, reject) => {
+        onChange = () => {
+          if ((received.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0) >= count) resolve();
+          else if (closed) reject(new Error(`the connection closed after: ${received}`));
+        };
+        onChange();
+      });
+    const body = 'x'.repeat(100_000);
+    socket.write(`POST /v1/sessions/00000000-0000-4000-8000-000000000000/uploads HTTP/1.1\r\nHost: ${hostname}\r\nx-svc-api-key: ${svc.apiKey}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`);
+    await answers(1);
+    assert.match(received, /^HTTP\/1\.1 404 /);
+    socket.write(body);
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+    await answers(2);
+    assert.match(received, /HTTP\/1\.1 200 OK[\s\S]*"status":"ok"/);
+    socket.destroy();
+  });
+
+  it('answers a large body sent whole to no route, or without a key, with its 4xx', async () => {
+    const body = new Uint8Array(8 << 20);
+    const noRoute = await fetch(`${svc.url}/v1/nowhere`, { method: 'POST', headers: { 'x-svc-api-key': svc.apiKey, 'content-type': 'application/octet-stream' }, body });
+    assert.equal(noRoute.status, 404);
+    assert.match(((await noRoute.json()) as { message: string }).message, /No route for POST \/v1\/nowhere/);
+    const noKey = await fetch(`${svc.url}/v1/functions/builds`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
+    assert.equal(noKey.status, 401);
+  });
+
+  it('cuts off a refused body that keeps coming, answering it first', async () => {
+    const { hostname, port } = new URL(svc.url);
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('error', () => undefined);
+    socket.write(`POST /v1/nowhere HTTP/1.1\r\nHost: ${hostname}\r\nx-svc-api-key: ${svc.apiKey}\r\nContent-Length: 1000000000\r\n\r\n`);
+    // A chunk whenever the last one is taken, until the server closes the connection.
+    const drip = setInterval(() => socket.write(Buffer.alloc(1024)), 50);
+    await new Promise((resolve) => socket.once('close', resolve));
+    clearInterval(drip);
+    assert.match(answer, /^HTTP\/1\.1 404 /);
+  });
+});

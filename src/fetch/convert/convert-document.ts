@@ -2,6 +2,7 @@
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { textToMarkdown } from './text-to-markdown.js';
 import { parseHtml } from './dom.js';
+import { parseRenderedHtml } from './streamed-segments.js';
 import { extractBySchema, extractFromJson } from '../extract/schema-extractor.js';
 import { isHtmlMime } from '../body-decoding.js';
 import type { ValueSchema } from '../extract/coerce-value.js';
@@ -38,7 +39,7 @@ export function convertDocument(request: ConversionRequest): ConversionResult {
 
 function extractContent(request: ConversionRequest, html: boolean): unknown {
   const schema = (request.schema ?? {}) as ValueSchema;
-  if (html) return extractBySchema(request.body, parseHtml, request.url, schema);
+  if (html) return extractBySchema(request.body, parseRenderedHtml, request.url, schema);
   if (request.contentType === 'application/json' || request.contentType.endsWith('+json')) {
     let value: unknown;
     try {

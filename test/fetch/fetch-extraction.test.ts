@@ -1,5 +1,5 @@
-// Extraction rules on small hand-written pages: content that a page's streaming script moves into
-// place (markdown), and which text JSON extraction takes for page-level properties.
+// Extraction rules on small hand-written pages: content that a page's script moves into place or
+// shows (markdown), and which text JSON extraction takes for page-level properties.
 import assert from 'node:assert/strict';
 import { htmlToMarkdown } from '../../src/fetch/convert/html-to-markdown.js';
 
@@ -44,6 +44,26 @@ describe('fetch extraction rules', () => {
         undefined,
       );
       assert.doesNotMatch(markdown, /Never revealed/);
+    });
+  });
+
+  describe('content hidden by an inline style', () => {
+    const menus = Array.from({ length: 6 }, (_, m) => `<div class="mega-menu" style="display:none"><ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/c/${m}/${i}">Category number ${i}</a></li>`).join('')}</ul></div>`).join('');
+    const product = `<div class="product-wrapper" style="display: none"><h1>Almond Thins</h1><p>${FILLER.repeat(4)}</p><ul><li>Product code: AT-601</li><li>Weight: 148 g</li></ul><p>${FILLER.repeat(3)}</p></div>`;
+
+    // The menus make the product block a small share of the page's text (a large share is always kept).
+    it('is taken when the visible page holds next to no content, hidden menus still dropped', () => {
+      const markdown = htmlToMarkdown(`<html><body><header><a href="/">Shop</a></header>${menus}${product}<footer>© Shop</footer></body></html>`, undefined);
+      assert.match(markdown, /# Almond Thins/);
+      assert.match(markdown, /Product code: AT-601/);
+      assert.doesNotMatch(markdown, /Category number/);
+    });
+
+    it('stays out when the visible page has content of its own', () => {
+      // Long enough that the hidden block is not a large share of the page (those are always kept).
+      const markdown = htmlToMarkdown(page(`<p>${FILLER.repeat(8)}</p><p>${FILLER.repeat(8)}</p>${product}`), undefined);
+      assert.match(markdown, /# Building the site/);
+      assert.doesNotMatch(markdown, /Almond Thins/);
     });
   });
 });

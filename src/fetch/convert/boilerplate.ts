@@ -51,17 +51,24 @@ export function nameParts(token: string): string[] {
     .map((p) => p.toLowerCase());
 }
 
-/** Not shown to a reader: hidden attribute, inline display:none, or a hiding utility class. */
-export function isHidden(el: Element): boolean {
+/**
+ * Not shown to a reader: hidden attribute, inline display:none, or a hiding utility class.
+ * With ignoreInlineStyle, an inline display:none/visibility:hidden does not count.
+ */
+export function isHidden(el: Element, ignoreInlineStyle = false): boolean {
   const a = el.attribs;
   if (a.hidden !== undefined || a['aria-hidden'] === 'true') return true;
   if (a.type === 'hidden') return true;
-  const style = a.style;
-  if (style && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style)) return true;
+  if (!ignoreInlineStyle && isHiddenByInlineStyle(el)) return true;
   const classes = (a.class ?? '').toLowerCase().split(/\s+/);
   // Responsive utility classes (md:block next to hidden) show the element on wide screens.
   if (classes.some((c) => HIDDEN_NAMES.has(c)) && !classes.some((c) => /:(?:block|flex|grid|inline|table|contents)/.test(c))) return true;
   return false;
+}
+
+function isHiddenByInlineStyle(el: Element): boolean {
+  const style = el.attribs.style;
+  return style !== undefined && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
 }
 
 /** Never content. A <noscript> is what a client without scripts sees: kept when it holds real text. */

@@ -39,16 +39,21 @@ export interface MainContent {
   wholePage: boolean;
 }
 
+export interface CleaningOptions {
+  /** Keep elements hidden only by an inline display:none/visibility:hidden (a script shows them later). */
+  keepStyleHidden?: boolean;
+}
+
 /** Steps 1 and 2: the body without what is never content and without page chrome. */
-export function cleanPage(doc: Document, tuning: Tuning = DEFAULT_TUNING): Element | Document {
+export function cleanPage(doc: Document, tuning: Tuning = DEFAULT_TUNING, options: CleaningOptions = {}): Element | Document {
   const body = bodyOf(doc);
   removeNever(body);
-  removeHiddenAndChrome(body, measure(body, tuning, false), tuning);
+  removeHiddenAndChrome(body, measure(body, tuning, false), tuning, options.keepStyleHidden ?? false);
   return body;
 }
 
-export function extractMainContent(doc: Document, tuning: Tuning = DEFAULT_TUNING): MainContent {
-  const body = cleanPage(doc, tuning);
+export function extractMainContent(doc: Document, tuning: Tuning = DEFAULT_TUNING, options: CleaningOptions = {}): MainContent {
+  const body = cleanPage(doc, tuning, options);
   const stats = measure(body, tuning);
   const total = stats.get(body)?.weight ?? 0;
   if (total < 40) return { roots: [body], wholePage: true };
@@ -85,7 +90,7 @@ function removeNever(root: Element | Document): void {
   removeNodes(doomed);
 }
 
-function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Stats>, tuning: Tuning): void {
+function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Stats>, tuning: Tuning, keepStyleHidden: boolean): void {
   const totalChars = stats.get(root)?.chars ?? 0;
   // The text the page itself marks as its main content (<main>, <article>, role=main).
   let landmarkChars = 0;
@@ -101,7 +106,7 @@ function removeHiddenAndChrome(root: Element | Document, stats: Map<AnyNode, Sta
     if (!isElement(node) || node === root) return;
     const chars = stats.get(node)?.chars ?? 0;
     const big = chars > tuning.chromeGuardShare * totalChars;
-    if (isHidden(node)) {
+    if (isHidden(node, keepStyleHidden)) {
       if (big) return;
       doomed.push(node);
       return false;

@@ -109,14 +109,40 @@ export function walk(root: AnyNode, visit: (node: AnyNode) => boolean | void): v
   }
 }
 
-/** Text content with whitespace collapsed. */
+/** Elements that flow inside a line: their edges add no space ("<strong>tables</strong>, lists"). */
+const INLINE_TAGS = new Set([
+  'a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font', 'i', 'ins', 'kbd', 'label',
+  'mark', 'nobr', 'q', 's', 'samp', 'small', 'span', 'strike', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var',
+]);
+
+const BLOCK_END = Symbol('block end');
+
+/** Text content with whitespace collapsed; the edges of blocks, cells and line breaks read as a space. */
 export function textOf(root: AnyNode): string {
   const parts: string[] = [];
-  walk(root, (node) => {
-    if (isText(node)) parts.push(node.data);
-    else if (isElement(node) && (node.name === 'script' || node.name === 'style' || node.name === 'template')) return false;
-  });
-  return parts.join(' ').replace(/\s+/g, ' ').trim();
+  // Iterative like walk(), with a marker for where a block element ends.
+  const stack: (AnyNode | typeof BLOCK_END)[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node === BLOCK_END) {
+      parts.push(' ');
+      continue;
+    }
+    if (isText(node)) {
+      parts.push(node.data);
+      continue;
+    }
+    if (isElement(node)) {
+      if (node.name === 'script' || node.name === 'style' || node.name === 'template') continue;
+      if (!INLINE_TAGS.has(node.name)) {
+        parts.push(' ');
+        stack.push(BLOCK_END);
+      }
+    }
+    const children = childrenOf(node);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+  return parts.join('').replace(/\s+/g, ' ').trim();
 }
 
 export function attr(el: Element, name: string): string | undefined {

@@ -1,6 +1,7 @@
 // Extraction rules on small hand-written pages: content that a page's script moves into place or
 // shows (markdown), and which text JSON extraction takes for page-level properties.
 import assert from 'node:assert/strict';
+import { convertDocument } from '../../src/fetch/convert/convert-document.js';
 import { htmlToMarkdown } from '../../src/fetch/convert/html-to-markdown.js';
 
 const FILLER = 'The guide walks through every step with the commands you need and the checks that tell you it worked.';
@@ -64,6 +65,36 @@ describe('fetch extraction rules', () => {
       const markdown = htmlToMarkdown(page(`<p>${FILLER.repeat(8)}</p><p>${FILLER.repeat(8)}</p>${product}`), undefined);
       assert.match(markdown, /# Building the site/);
       assert.doesNotMatch(markdown, /Almond Thins/);
+    });
+  });
+
+  describe('JSON: page-level properties', () => {
+    const extract = (html: string, properties: Record<string, unknown>): Record<string, unknown> =>
+      convertDocument({ format: 'json', body: html, contentType: 'text/html', url: 'https://shop.test/boots', schema: { type: 'object', properties } })
+        .content as Record<string, unknown>;
+    const boots = (table: string): string =>
+      '<html><head><title>Best Hiking Boots 2026</title></head><body><main><h1>Best Hiking Boots 2026</h1>' +
+      `<p>We walked every boot for a week on rough trails before writing a word about it.</p>${table}</main></body></html>`;
+    const strings = { title: { type: 'string' }, name: { type: 'string' }, headline: { type: 'string' } };
+
+    it('a table\'s header row is column headings, not a label and its value', () => {
+      for (const header of ['<tr><th>Name</th><th>Weight</th></tr>', '<thead><tr><td>Name</td><td>Weight</td></tr></thead>']) {
+        const content = extract(boots(`<table>${header}<tr><td>Boot A</td><td>1.2 kg</td></tr><tr><td>Boot B</td><td>1.4 kg</td></tr></table>`), strings);
+        assert.deepEqual(content, { title: 'Best Hiking Boots 2026', name: 'Best Hiking Boots 2026', headline: 'Best Hiking Boots 2026' }, header);
+      }
+    });
+
+    it('the page\'s h1 outranks a label/value pair unless the label is the property\'s own name', () => {
+      const content = extract(boots('<table><tr><td>Name</td><td>Trail Runner X</td></tr><tr><td>Weight</td><td>1.2 kg</td></tr></table>'), {
+        ...strings,
+        weight: { type: 'string' },
+      });
+      assert.deepEqual(content, { title: 'Best Hiking Boots 2026', name: 'Trail Runner X', headline: 'Best Hiking Boots 2026', weight: '1.2 kg' });
+    });
+
+    it('inline element edges add no space before punctuation', () => {
+      const html = '<html><body><main><h1>Guide</h1><p>This page explains <strong>tables</strong>, <em>lists</em>; and <a href="/x">links</a>. Also <code>code</code>!</p></main></body></html>';
+      assert.equal(extract(html, { description: { type: 'string' } }).description, 'This page explains tables, lists; and links. Also code!');
     });
   });
 });

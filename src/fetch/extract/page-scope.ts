@@ -44,7 +44,7 @@ export function scopeOf(root: Element | Document): PageScope {
     }
     if (node.name === 'tr') {
       const cells = node.children.filter((c): c is Element => isElement(c) && (c.name === 'td' || c.name === 'th'));
-      if (cells.length === 2) addLabel(textOf(cells[0]), textOf(cells[1]));
+      if (cells.length === 2 && !isHeaderRow(node, cells)) addLabel(textOf(cells[0]), textOf(cells[1]));
     } else if (node.name === 'dt') {
       const dd = nextElementSibling(node);
       if (dd?.name === 'dd') addLabel(textOf(node), textOf(dd));
@@ -55,6 +55,12 @@ export function scopeOf(root: Element | Document): PageScope {
     if (match) addLabel(match[1], match[2]);
   }
   return { root, labels, named };
+}
+
+/** Column headings ("Name | Weight"), not a label and its value: all <th> cells, or a row of <thead>. */
+function isHeaderRow(row: Element, cells: Element[]): boolean {
+  if (cells.every((cell) => cell.name === 'th')) return true;
+  return row.parent !== null && isElement(row.parent) && row.parent.name === 'thead';
 }
 
 function nextElementSibling(node: AnyNode): Element | undefined {

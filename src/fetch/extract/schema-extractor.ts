@@ -160,12 +160,16 @@ function* scalarCandidates(page: Page, schema: ValueSchema, profile: PropertyPro
     yield* metaCandidates(page.data.meta, profile);
     for (const entity of page.data.entities) if (entity !== at.entity && !isFurniture(entity)) yield* entityCandidates(entity, profile);
   }
-  yield* labelCandidates(at.scope, profile);
+  // The page's own title or headline is its h1/<title> (kindFallbacks), not whatever a table or
+  // list labels "Name" or "Title" — unless that label is the property's very name.
+  const pageTitle = at.topLevel && profile.kind === 'name';
+  yield* labelCandidates(at.scope, profile, pageTitle);
   for (const el of namedElements(at.scope, profile)) {
     const value = elementValue(el, wantUrl);
     if (value !== undefined) yield value;
   }
   yield* kindFallbacks(page, profile, at);
+  if (pageTitle) yield* labelCandidates(at.scope, profile, false);
 }
 
 /** Values of keys matching the property, shallow ones first; for a price, offers first. */
@@ -206,8 +210,15 @@ function* metaCandidates(meta: Map<string, string[]>, profile: PropertyProfile):
   }
 }
 
-/** Labels naming the property: exactly, or ending with one of its longer names ("eBay item number"). */
-function* labelCandidates(scope: PageScope, profile: PropertyProfile): Generator<string> {
+/**
+ * Labels naming the property: exactly, or ending with one of its longer names ("eBay item number");
+ * with ownNameOnly, just the label that is the property's name.
+ */
+function* labelCandidates(scope: PageScope, profile: PropertyProfile, ownNameOnly = false): Generator<string> {
+  if (ownNameOnly) {
+    yield* scope.labels.get(compactName(profile.name)) ?? [];
+    return;
+  }
   for (const alias of profile.aliases) yield* scope.labels.get(alias) ?? [];
   for (const [label, values] of scope.labels) {
     if (profile.aliases.has(label)) continue;

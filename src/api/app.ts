@@ -97,7 +97,14 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
   }
 
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new HttpError(405, 'Method not allowed on this path') }));
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new HttpError(405, 'Method not allowed on this path'),
+      // WebDAV's and other methods no route takes (PROPFIND, TRACE): the caller's mistake, not a 500 in the log.
+      notImplemented: () => new HttpError(501, 'Method not implemented: the API takes GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS'),
+    }),
+  );
   return app;
 }
 

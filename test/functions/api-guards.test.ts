@@ -38,6 +38,14 @@ describe('façade guards and build failures (embedded)', function () {
     }
   });
 
+  it("answers methods no route takes (WebDAV's) with 501 and the error body, not a 500", async () => {
+    for (const [method, path] of [['PROPFIND', '/healthz'], ['LOCK', '/v1/functions'], ['MKCOL', '/v1/functions/builds']]) {
+      const res = await svc.request(method, path);
+      assert.equal(res.status, 501, `${method} ${path}`);
+      assert.deepEqual(res.body, { statusCode: 501, error: 'Not Implemented', message: 'Method not implemented: the API takes GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS' });
+    }
+  });
+
   it('serves health, readiness and Prometheus metrics', async () => {
     assert.equal((await fetch(svc.url + '/healthz')).status, 200);
     const ready = await fetch(svc.url + '/readyz');

@@ -9,7 +9,9 @@ import { schemaTooComplex } from '../schemas/schema-size.js';
 /** No coercion, every error; the schema is checked against its meta-schema. */
 // inlineRefs off: a definition used in many places is compiled once, not copied into each (which made a
 // 90 KB schema take minutes and the heap).
-const schemaAjv = new Ajv({ allErrors: true, strict: false, validateSchema: true, addUsedSchema: false, loadSchema: undefined, inlineRefs: false, ...linearRegExpAjvOptions });
+// logger: false: ajv prints what a schema says (an unknown format's name, newlines included) to the
+// server's output, where a caller could forge log lines.
+const schemaAjv = new Ajv({ allErrors: true, strict: false, logger: false, validateSchema: true, addUsedSchema: false, loadSchema: undefined, inlineRefs: false, ...linearRegExpAjvOptions });
 addFormats(schemaAjv);
 
 const validators = new Map<string, ValidateFunction>();

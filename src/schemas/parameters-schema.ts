@@ -6,7 +6,8 @@ import { SchemaTooComplexError, schemaTooComplex } from './schema-size.js';
 
 // The schema's patterns run on the linear-time engine.
 // inlineRefs off: a definition used in many places is compiled once, not copied into each.
-const parametersAjv = new Ajv({ allErrors: true, strict: false, inlineRefs: false, ...linearRegExpAjvOptions });
+// logger: false: ajv prints what a schema says (an unknown format's name) to the server's output.
+const parametersAjv = new Ajv({ allErrors: true, strict: false, logger: false, inlineRefs: false, ...linearRegExpAjvOptions });
 
 /** Why a parameter schema cannot be used to check params: a pattern the linear-time engine refuses, or its size. */
 export type UncheckableSchema = UnsupportedPatternError | SchemaTooComplexError;

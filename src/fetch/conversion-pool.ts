@@ -26,6 +26,14 @@ export class ConversionCrashError extends Error {
   }
 }
 
+/** The page took more memory to convert than a worker's heap has (a page of a million elements). */
+export class ConversionMemoryError extends Error {
+  constructor(readonly heapMb: number) {
+    super(`conversion needed more than the worker's ${heapMb} MiB heap`);
+    this.name = 'ConversionMemoryError';
+  }
+}
+
 export interface ConversionLimits {
   /** Longest the conversion itself may run. */
   maxRunMs: number;
@@ -206,7 +214,8 @@ export class ConversionPool {
       slot.current = undefined;
       if (current) {
         clearTimeout(current.runTimer);
-        current.reject(new ConversionCrashError(`conversion worker failed: ${err.message}`));
+        const outOfMemory = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+        current.reject(outOfMemory ? new ConversionMemoryError(this.options.heapMb) : new ConversionCrashError(`conversion worker failed: ${err.message}`));
       }
       this.replenish();
     };

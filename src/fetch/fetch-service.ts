@@ -2,7 +2,7 @@
 // and the presentation of the body in the requested format.
 import { decodeBody } from './body-decoding.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
-import { ConversionPool, ConversionTimeoutError } from './conversion-pool.js';
+import { ConversionMemoryError, ConversionPool, ConversionTimeoutError } from './conversion-pool.js';
 import type { ConversionResult } from './convert/convert-document.js';
 import { FetchFailure } from './fetch-failure.js';
 import { parseFetchRequest, type FetchRequest } from './fetch-request.js';
@@ -113,6 +113,9 @@ export class FetchService {
     } catch (err) {
       if (err instanceof ConversionTimeoutError) {
         throw new FetchFailure(504, `Converting ${request.url.href} to ${request.format} took longer than ${formatDuration(err.limitMs)}`);
+      }
+      if (err instanceof ConversionMemoryError) {
+        throw new FetchFailure(502, `The page at ${request.url.href} is too large to convert to ${request.format}: it needs more than the ${err.heapMb} MiB a conversion may use (BROWSERFN_FETCH_WORKER_HEAP_MB); use format raw for its body`);
       }
       throw err;
     }

@@ -1,5 +1,6 @@
 // POST /v1/fetch limits: the 402/403/429/502/504 failure responses, and conversion off the request
-// thread (other requests keep being served while a big page converts).
+// thread (other requests keep being served while a big page converts; one too large for a worker's
+// heap is a 502).
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
@@ -29,6 +30,7 @@ describe('POST /v1/fetch limits', function () {
       } else if (path === '/gzip-bomb') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(10 * 1024 * 1024)));
       else if (path === '/stacked-bomb') res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip, gzip' }).end(gzipSync(gzipSync(Buffer.alloc(10 * 1024 * 1024))));
       else if (path === '/big') res.writeHead(200, { 'content-type': 'text/html' }).end(BIG_PAGE);
+      else if (path === '/many-elements') res.writeHead(200, { 'content-type': 'text/html' }).end('<p>a'.repeat(1_200_000));
       else res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><p>A small page with a little text.</p></body></html>');
     });
   });
@@ -151,6 +153,22 @@ describe('POST /v1/fetch limits', function () {
         const small = await api.post({ url: `${upstream.url}/`, format: 'markdown' });
         assert.equal(small.status, 200);
         assert.equal(small.body.content, 'A small page with a little text.');
+      } finally {
+        await api.close();
+      }
+    });
+
+    it('a page too large for a conversion worker\'s heap is a 502 naming the limit; the next one works', async () => {
+      // A million empty paragraphs (4.8 MB, within the body cap) need more than a 64 MiB heap to parse.
+      const api = await startFetchApi({ BROWSERFN_FETCH_WORKER_HEAP_MB: '64', BROWSERFN_FETCH_WORKERS: '1', BROWSERFN_FETCH_CONVERSION_TIMEOUT_MS: '60000' });
+      try {
+        for (const format of ['markdown', 'json']) {
+          const { status, body } = await api.post({ url: `${upstream.url}/many-elements`, format, ...(format === 'json' ? { schema: { type: 'object', properties: { title: { type: 'string' } } } } : {}) });
+          assert.equal(status, 502, JSON.stringify(body));
+          assert.match(body.message, new RegExp(`is too large to convert to ${format}: it needs more than the 64 MiB a conversion may use \\(BROWSERFN_FETCH_WORKER_HEAP_MB\\)`));
+        }
+        const small = await api.post({ url: `${upstream.url}/`, format: 'markdown' });
+        assert.equal(small.status, 200);
       } finally {
         await api.close();
       }

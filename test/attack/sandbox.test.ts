@@ -52,6 +52,8 @@ defineFn('probe', async (ctx, params) => {
     for (const name of ['store.key', 'pod-token.secret', 'store.db', 'api-key']) files[name] = await readInBrowser(client, 'file://' + params.dataDir + '/' + name);
     // The package's root (where the default data dir .data lives) is not there, at its path or beside its code.
     files.packageRoot = await readInBrowser(client, 'file://' + params.packageRoot + '/package.json');
+    // The operator's npm config (a registry token may be there), beside the software of /usr.
+    files.operatorNpmrc = await readInBrowser(client, 'file:///usr/etc/npmrc');
     const packageListing = await readInBrowser(client, 'file:///opt/browserfn/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
     // The pod's own listeners (its browser, its agent's runtime API) are on its own loopback, and may fall in the window.
     const ownPorts = new Set([Number(new URL(ctx.session.connectUrl).port), Number((process.env.AWS_LAMBDA_RUNTIME_API || '').split(':').pop())]);

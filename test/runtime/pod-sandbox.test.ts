@@ -1,6 +1,7 @@
 // The pod sandbox's command line: every pasta forwarding explicit (its defaults would mirror host
 // loopback ports into the pod), the namespaces bwrap must create, and mounts as given.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { sandboxCommand } from '../../src/runtime/sandbox/pod-sandbox.js';
 
 const spec = {
@@ -47,6 +48,13 @@ describe('pod sandbox command', () => {
     assert.ok(after(args, '--ro-bind', 2).some(([from, to]) => from === '/srv/browserfn/dist' && to === '/opt/browserfn/dist'));
     assert.ok(!after(args, '--ro-bind', 2).some(([from]) => from === '/' || from === '/etc'), 'neither / nor all of /etc');
     assert.deepEqual(args.slice(args.lastIndexOf('--') + 1), ['node', 'launcher.js']);
+  });
+
+  it("empties the operator's settings folders under /usr that exist (npm's global npmrc), before the pod's own mounts", () => {
+    const [, args] = sandboxCommand({ ...spec, network: 'host', mounts: [{ source: '/usr/etc/npmrc', target: '/usr/etc/npmrc' }] });
+    const hidden = after(args, '--tmpfs').map(([folder]) => folder);
+    assert.deepEqual(hidden.filter((folder) => folder.startsWith('/usr')), ['/usr/etc', '/usr/local/etc'].filter((folder) => existsSync(folder)));
+    if (existsSync('/usr/etc')) assert.ok(args.indexOf('/usr/etc') < args.lastIndexOf('/usr/etc/npmrc'), 'a file given to the pod is mounted over the emptied folder');
   });
 
   it('a process limit wraps the whole sandbox in prlimit, so a pod cannot fork without bound', () => {

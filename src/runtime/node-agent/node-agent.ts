@@ -14,8 +14,9 @@
 // only taking CPU nothing else wants (cpu-cgroups.ts, pod-cpu.ts); a pod whose folder holds more
 // than its volume's sizeLimit is evicted (pod-disk.ts).
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
+import { operatorGlobalConfig } from '../../build/npm-settings.js';
 import type { ArtifactCache } from './artifact-cache.js';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -408,6 +409,9 @@ export class NodeAgent {
     if (npmCacheDir) {
       mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
       env[PodEnv.npmCache] = SANDBOX_NPM_CACHE;
+      // A build's npm reads the operator's config, which the sandbox keeps from every other pod.
+      const operatorNpmrc = operatorGlobalConfig(process.env);
+      if (existsSync(operatorNpmrc)) mounts.push({ source: operatorNpmrc, target: operatorNpmrc, writable: false });
     }
     if (sandbox.chromiumSandbox) env[PodEnv.chromiumSandbox] = '1';
     const containers = pod.spec.containers.map((c, i) => this.commands.resolve(c, containerEnvs[i], env, (value) => value, sandbox));

@@ -1,6 +1,8 @@
 // The command line that runs one pod in its own namespaces: pasta gives it a network namespace with
 // outbound internet (and nothing of the host's loopback but the forwarded ports), bubblewrap gives
 // it its own user, mount, PID, IPC and UTS namespaces with only the listed folders visible.
+import { existsSync } from 'node:fs';
+
 export interface SandboxMount {
   /** Path on the host. */
   source: string;
@@ -43,6 +45,13 @@ const ETC_ENTRIES = [
   'mime.types', 'chromium', 'chromium.d',
 ];
 
+/**
+ * Folders under /usr that hold the operator's settings, not software: npm's global config is
+ * `<node prefix>/etc/npmrc`, where a registry token may be. Empty in every pod (Chromium reads any
+ * file it can see); a build's npm is given that one file (node agent).
+ */
+const OPERATOR_SETTINGS_FOLDERS = ['/usr/etc', '/usr/local/etc'];
+
 export function sandboxCommand(spec: PodSandboxSpec): [string, string[]] {
   const bwrap = ['bwrap', ...bwrapArguments(spec), '--', ...spec.command];
   const forwards = spec.forwardPorts.map((port) => (spec.hostPorts?.[port] ? `${port}:${spec.hostPorts[port]}` : String(port)));
@@ -72,6 +81,7 @@ function bwrapArguments(spec: PodSandboxSpec): string[] {
     ...(spec.shmBytes ? ['--size', String(spec.shmBytes)] : []), '--tmpfs', '/dev/shm',
   ];
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  for (const folder of OPERATOR_SETTINGS_FOLDERS) if (existsSync(folder)) args.push('--tmpfs', folder);
   for (const mount of spec.mounts) args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.target);
   return args;
 }

@@ -59,6 +59,14 @@ describe('attack: hostile archives at upload', function () {
     await assertRefused(tarGz([ok, { path: 'hard', type: 'Link', linkpath: '../../etc/passwd' }]), /link "hard" points outside the project/);
   });
 
+  it('refuses paths nested deeper than any project (64 folders, 1024 characters), whose every file call costs more', async () => {
+    await assertRefused(tarGz([ok, { path: `${'a/'.repeat(2000)}f`, content: 'x' }]), /"a\/a\/a[a\/]*…" is 2001 folders deep and 4001 characters long; paths are limited to 64 folders and 1024 characters/);
+    await assertRefused(tarGz([ok, { path: `${'x'.repeat(200)}/`.repeat(6) + 'f', content: 'x' }]), /is 7 folders deep and 1207 characters long/);
+    const deepest = `${'a/'.repeat(63)}f`;
+    const accepted = await upload(tarGz([ok, { path: deepest, content: 'x' }]));
+    assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
+  });
+
   it('refuses device files and FIFOs', async () => {
     await assertRefused(tarGz([ok, { path: 'null', type: 'CharacterDevice' }]), /"null" is a CharacterDevice entry/);
     await assertRefused(tarGz([ok, { path: 'pipe', type: 'FIFO' }]), /"pipe" is a FIFO entry/);

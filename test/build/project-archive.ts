@@ -1,6 +1,6 @@
 // archive.tar.gz of a project directory, as the publish step uploads it (no node_modules).
 import { gzipSync } from 'node:zlib';
-import { c as createTar, Header } from 'tar';
+import { c as createTar, Header, Pax } from 'tar';
 
 export async function archiveProject(dir: string): Promise<Buffer> {
   const stream = createTar({ gzip: true, cwd: dir, portable: true, filter: (path) => !/(^|\/)(node_modules|\.browserbase)(\/|$)/.test(path) }, ['.']);
@@ -31,6 +31,8 @@ export function tarGz(entries: TarEntry[]): Buffer {
       mtime: new Date(0),
     });
     header.encode();
+    // A path past ustar's 255 bytes goes in a PAX header before the entry, as tar writes it.
+    if (Buffer.byteLength(entry.path) > 255) blocks.push(new Pax({ path: entry.path, mtime: new Date(0) }).encode());
     blocks.push(header.block!, content, Buffer.alloc((512 - (content.length % 512)) % 512));
   }
   blocks.push(Buffer.alloc(1024));

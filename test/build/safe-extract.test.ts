@@ -109,6 +109,23 @@ describe('project archive extraction', () => {
     await refused(tarGz([{ path: 'x', type: 'Link', linkpath: 'later.ts' }, { path: 'later.ts' }]), /hard link "x" must point to a regular file/);
   });
 
+  it("leaves every file its owner's to read and write, and folders their default mode, whatever the archive says", async () => {
+    await extractProjectArchive(
+      tarGz([
+        { path: 'index.ts', content: 'export {};' },
+        { path: 'locked/', type: 'Directory', mode: 0o000 },
+        { path: 'locked/f', content: 'x', mode: 0o000 },
+        { path: 'run.sh', content: '#!/bin/sh\n', mode: 0o500 },
+      ]),
+      join(target, 'project'),
+      ARCHIVE_LIMITS,
+    );
+    assert.equal(lstatSync(join(target, 'project', 'locked')).mode & 0o777, 0o755);
+    assert.equal(lstatSync(join(target, 'project', 'locked', 'f')).mode & 0o777, 0o600);
+    assert.equal(readFileSync(join(target, 'project', 'locked', 'f'), 'utf8'), 'x');
+    assert.equal(lstatSync(join(target, 'project', 'run.sh')).mode & 0o777, 0o700);
+  });
+
   it('keeps links that stay inside through other links, and drops set-id bits', async () => {
     await extractProjectArchive(
       tarGz([

@@ -58,6 +58,8 @@ export async function warmUpExtraction(scratchDir: string, limits: ArchiveLimits
   }
 }
 
+const OWNER_READ_WRITE = 0o600;
+
 /** `./a//b/` → `a/b`; the project folder itself → ''. */
 function normalize(path: string): string {
   const normalized = posix.normalize(path).replace(/\/+$/, '');
@@ -68,7 +70,9 @@ function normalize(path: string): string {
  * Writes the entries the check pass accepted, with plain synchronous file calls: every path is
  * already known to stay inside the target and never to pass through a link, so nothing is left
  * for a general-purpose unpacker to guard against (node-tar's took six times as long for
- * Stagehand's 4676 files). Set-user-ID, set-group-ID and sticky bits are dropped; times are not kept.
+ * Stagehand's 4676 files). Set-user-ID, set-group-ID and sticky bits are dropped; times are not kept;
+ * folders get the default mode and files are always their owner's to read and write (a file of mode
+ * 000 failed a build that read it, as the platform's fault).
  */
 async function unpack(archive: Buffer, targetDir: string): Promise<void> {
   const made = new Set<string>([targetDir]);
@@ -117,7 +121,7 @@ function writeEntry(entry: ReadEntry, targetDir: string, makeDir: (dir: string) 
   } else {
     const chunks: Buffer[] = [];
     entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-    entry.on('end', guarded(() => writeFileSync(path, Buffer.concat(chunks), { mode: (entry.mode ?? 0o644) & 0o777 })));
+    entry.on('end', guarded(() => writeFileSync(path, Buffer.concat(chunks), { mode: ((entry.mode ?? 0o644) & 0o777) | OWNER_READ_WRITE })));
   }
 }
 

@@ -24,10 +24,11 @@ export interface DevProcess {
 
 export async function startDev(root: string, entry: string, args: string[] = [], env: Record<string, string> = {}): Promise<DevProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-dev-test-'));
-  // As the test services: sandboxed pods on the host's network (the tests' page servers), a shared npm cache, no warm pool.
+  // As the test services: a shared npm cache, no warm pool; pods on the host's network, dev's default (the tests' page servers are on 127.0.0.1).
+  const { BROWSERFN_SANDBOX_NETWORK: _network, ...inherited } = process.env;
   const child: ChildProcess = spawn(process.execPath, [CLI, 'dev', entry, '--port', '0', '--data-dir', dataDir, ...args], {
     cwd: root,
-    env: { ...process.env, BROWSERFN_SANDBOX_NETWORK: 'host', BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), ...env },
+    env: { ...inherited, BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_NPM_CACHE: join(tmpdir(), 'browserfn-test-npm-cache'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

@@ -131,8 +131,14 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
 /** The environment's settings, without what would point dev elsewhere than its own private service. */
 const NOT_FOR_DEV = ['BROWSERFN_API_KEY', 'BROWSERFN_API_KEYS', 'BROWSERFN_DATA_DIR', 'BROWSERFN_CONTROL_URL', 'PORT', 'BROWSERFN_HOST'];
 
+/**
+ * Pods on the host's network unless the environment says otherwise: the developer's handler runs
+ * their own code against their own pages (`localhost:3000`), as `bb dev` runs it on the host.
+ */
+const DEV_DEFAULTS = { BROWSERFN_SANDBOX_NETWORK: 'host' };
+
 function devEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !NOT_FOR_DEV.includes(name)));
+  return { ...DEV_DEFAULTS, ...Object.fromEntries(Object.entries(env).filter(([name]) => !NOT_FOR_DEV.includes(name))) };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

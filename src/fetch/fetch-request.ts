@@ -17,11 +17,16 @@ export interface FetchRequest {
   proxies: boolean;
 }
 
+const FIELDS = ['url', 'format', 'schema', 'allowRedirects', 'allowInsecureSsl', 'proxies'] as const;
+
 export function parseFetchRequest(body: unknown, settings: FetchSettings): FetchRequest {
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new FetchFailure(400, 'Request body must be a JSON object with at least "url"');
   }
   const b = body as Record<string, unknown>;
+  // A misspelt field ("fromat", "allowRedirect") would otherwise fetch with its default, silently.
+  const unknown = Object.keys(b).find((name) => !(FIELDS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new FetchFailure(400, `body has unknown property "${unknown.slice(0, 100)}"; the fields are ${FIELDS.join(', ')}`);
   if (b.url === undefined || b.url === null || b.url === '') throw new FetchFailure(400, 'url is required');
   if (typeof b.url !== 'string') throw new FetchFailure(400, 'url must be a string');
   let url: URL;

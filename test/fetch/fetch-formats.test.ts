@@ -109,6 +109,8 @@ describe('POST /v1/fetch formats', function () {
         /schema\.items\.properties\.b\.x-extract\.selector nests :has\(\) inside :has\(\)/,
       ],
       ['non-boolean flag', { url: 'http://127.0.0.1/', allowRedirects: 'yes' }, /allowRedirects must be a boolean/],
+      ['misspelt field', { url: 'http://127.0.0.1/', fromat: 'markdown' }, /body has unknown property "fromat"; the fields are url, format, schema, allowRedirects, allowInsecureSsl, proxies/],
+      ['misspelt flag', { url: 'http://127.0.0.1/', allowRedirect: true }, /body has unknown property "allowRedirect"/],
       ['proxies without a configured proxy', { url: 'http://127.0.0.1/', proxies: true }, /no proxy configured \(BROWSERFN_FETCH_PROXY\)/],
       ['body not an object', [1, 2], /Request body must be a JSON object/],
     ];

@@ -1,7 +1,8 @@
 // The create-session fields a Function may set: deploy-time `sessionConfig` (defineFn options)
 // and per-invocation `sessionCreateParams`. Unknown top-level fields are refused so typos surface;
 // inside browserSettings unknown keys pass (the upstream API keeps adding settings), known ones are
-// type-checked.
+// type-checked, and a key that is a known one but for its case or separators (`viewPort`) is refused
+// as the typo it is.
 import { Ajv, type ErrorObject } from 'ajv';
 import { proxyProblems } from './session-proxies.js';
 
@@ -108,8 +109,22 @@ const validate = ajv.compile(sessionConfigSchema);
 
 /** Readable problems with a session config (`browserSettings.verified must be boolean`); empty when valid. */
 export function validateSessionConfig(value: unknown): string[] {
-  if (validate(value)) return proxyProblems(value as Record<string, unknown>);
+  if (validate(value)) return [...misspeltBrowserSettings(value as SessionConfig), ...proxyProblems(value as Record<string, unknown>)];
   return dedupe((validate.errors ?? []).filter((e) => e.keyword !== 'oneOf').map(describeError));
+}
+
+const KNOWN_BROWSER_SETTINGS = Object.keys(sessionConfigSchema.properties.browserSettings.properties);
+const spelling = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+
+/** Keys of browserSettings that are known settings spelt otherwise: left alone, they would be ignored. */
+function misspeltBrowserSettings(config: SessionConfig): string[] {
+  const problems: string[] = [];
+  for (const key of Object.keys(config.browserSettings ?? {})) {
+    if (KNOWN_BROWSER_SETTINGS.includes(key)) continue;
+    const meant = KNOWN_BROWSER_SETTINGS.find((known) => spelling(known) === spelling(key));
+    if (meant) problems.push(`browserSettings has unknown field "${key}"; did you mean "${meant}"?`);
+  }
+  return problems;
 }
 
 function describeError(error: ErrorObject): string {

@@ -33,6 +33,13 @@ describe('session config schema', () => {
     assert.deepEqual(validateSessionConfig({}), []);
   });
 
+  it('refuses a known browserSettings key spelt in another case or with separators, naming the one meant', () => {
+    assert.deepEqual(validateSessionConfig({ browserSettings: { viewPort: { width: 800, height: 600 }, record_session: false, blockAds: true } }), [
+      'browserSettings has unknown field "viewPort"; did you mean "viewport"?',
+      'browserSettings has unknown field "record_session"; did you mean "recordSession"?',
+    ]);
+  });
+
   it('names each problem with its path and what is expected', () => {
     const errors = validateSessionConfig({
       browserSettings: { verified: 'yes', context: { persist: true }, viewport: { width: 0 } },

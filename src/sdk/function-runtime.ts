@@ -69,7 +69,19 @@ function assertOptions(name: string, options: unknown): asserts options is Funct
   for (const key of ['sessionConfig', 'parametersSchema'] as const) {
     const value = options[key];
     if (value !== undefined && !isPlainRecord(value)) throw new TypeError(`defineFn("${name}"): options.${key} must be an object`);
+    // A schema library's object (a Zod schema) would be written to the manifest as its internals.
+    if (value !== undefined && !isJsonObject(value)) {
+      throw new TypeError(
+        `defineFn("${name}"): options.${key} must be a plain JSON object, not a ${value.constructor?.name ?? 'class'} instance` +
+          (key === 'parametersSchema' ? ': pass a JSON Schema (for Zod, z.toJSONSchema(schema)), or use defineFn of @browserbasehq/sdk-functions, which takes a Zod schema' : ''),
+      );
+    }
   }
+}
+
+function isJsonObject(value: Record<string, unknown>): boolean {
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
 }
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {

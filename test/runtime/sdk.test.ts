@@ -31,6 +31,14 @@ describe('SDK defineFn', () => {
     defineFn('scrape', async () => null);
     assert.throws(() => defineFn('scrape', async () => null), (error: unknown) => error instanceof DuplicateFunctionNameError && error.code === 'DUPLICATE_FUNCTION_NAME');
     assert.throws(() => defineFn('options', async () => null, { sessionConfig: [] as never }), /options\.sessionConfig must be an object/);
+    // What a Zod schema is: an instance of its class, whose fields are the library's internals.
+    class ZodObject {
+      _def = { typeName: 'ZodObject' };
+    }
+    assert.throws(
+      () => defineFn('zod', async () => null, { parametersSchema: new ZodObject() as never }),
+      /defineFn\("zod"\): options\.parametersSchema must be a plain JSON object, not a ZodObject instance: pass a JSON Schema \(for Zod, z\.toJSONSchema\(schema\)\)/,
+    );
   });
 
   it('writes one manifest per Function when introspecting, replacing stale ones', () => {

@@ -22,11 +22,12 @@ export class ApiClient {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
     }
-    let response: Response;
-    try {
-      response = await fetch(this.baseUrl + path, init);
-    } catch (err) {
-      throw new Error(`Cannot reach ${this.baseUrl}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+    let response = await this.send(path, init);
+    // A 429 did nothing (the project's request rate, or its queue of invocations, is full): wait as told, then again.
+    for (let retry = 0; response.status === 429 && retry < MAX_RETRIES_OF_429; retry++) {
+      await response.body?.cancel();
+      await sleep(retryAfterMs(response.headers.get('retry-after')));
+      response = await this.send(path, init);
     }
     const text = await response.text();
     const json = text ? (JSON.parse(text) as unknown) : undefined;
@@ -36,6 +37,23 @@ export class ApiClient {
     }
     return json as T;
   }
+
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(this.baseUrl + path, init);
+    } catch (err) {
+      throw new Error(`Cannot reach ${this.baseUrl}: ${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message}`);
+    }
+  }
+}
+
+const MAX_RETRIES_OF_429 = 5;
+const MAX_RETRY_WAIT_MS = 60_000;
+
+/** Retry-After in seconds (the API's form), within a minute; a second when it says nothing usable. */
+function retryAfterMs(header: string | null): number {
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_WAIT_MS) : 1000;
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

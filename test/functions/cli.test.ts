@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestService, type TestService } from '../support/service.js';
@@ -52,6 +54,30 @@ describe('browserfn CLI: publish and invoke', function () {
     const failed = await run(['invoke', ids.boom], env);
     assert.notEqual(failed.code, 0);
     assert.match(failed.stderr, /WORKLOAD_ERROR: kaput/);
+
+    // By name, as publish prints it and defineFn says it.
+    const byName = await run(['invoke', 'add', '--params', '{"a":1,"b":2}'], env);
+    assert.equal(byName.code, 0, byName.stderr);
+    assert.equal(JSON.parse(byName.stdout), 3);
+    const unknown = await run(['invoke', 'no-such-fn'], env);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /No Function named "no-such-fn" in this project/);
+  });
+
+  it('waits out a 429 as its Retry-After says, then goes on', async () => {
+    let refusals = 2;
+    const server = createServer((req, res) => {
+      if (refusals-- > 0) res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"message":"slow down"}');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [], nextCursor: null }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await run(['secrets', 'list'], { ...env, BROWSERFN_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(refusals, -1, 'asked three times');
+    } finally {
+      server.close();
+    }
   });
 
   it('exits non-zero with the cause when a build fails', async () => {

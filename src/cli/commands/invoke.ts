@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient, sleep } from '../api-client.js';
+import { functionIdOf } from '../function-ref.js';
 
 interface InvocationView {
   id: string;
@@ -11,15 +12,16 @@ interface InvocationView {
 
 export function registerInvokeCommand(program: Command): void {
   program
-    .command('invoke <functionId>')
-    .description('Invoke a Function, wait for it, and print its results and logs')
+    .command('invoke <function>')
+    .description('Invoke a Function (by ID or name), wait for it, and print its results and logs')
     .option('--params <json>', 'params passed to the handler, as JSON', '{}')
     .option('--session <json>', 'sessionCreateParams overrides, as JSON')
     .option('--api-url <url>', 'the browserfn API (env BROWSERFN_API_URL, default http://127.0.0.1:3000)')
     .option('--poll-ms <ms>', 'how often to check the invocation', '500')
     .option('--cancel-on-interrupt', 'on Ctrl-C (SIGINT), cancel the invocation before exiting')
-    .action(async (functionId: string, opts: { params: string; session?: string; apiUrl?: string; pollMs: string; cancelOnInterrupt?: boolean }) => {
+    .action(async (functionRef: string, opts: { params: string; session?: string; apiUrl?: string; pollMs: string; cancelOnInterrupt?: boolean }) => {
       const client = new ApiClient({ apiUrl: opts.apiUrl });
+      const functionId = await functionIdOf(client, functionRef);
       const body: Record<string, unknown> = { params: parseJson(opts.params, '--params') };
       if (opts.session) body.sessionCreateParams = parseJson(opts.session, '--session');
       const created = client.request<InvocationView>('POST', `/v1/functions/${functionId}/invoke`, body);

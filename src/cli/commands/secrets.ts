@@ -1,6 +1,7 @@
 // `browserfn secrets …`: project secrets from the command line. `set` seals the value on this
 // machine with the project's public key, so it never travels or gets logged in the clear.
 import type { Command } from 'commander';
+import { functionIdOf } from '../function-ref.js';
 import { ApiClient } from '../api-client.js';
 import { boundTo, sealValue } from '../../secrets/hpke.js';
 
@@ -56,29 +57,33 @@ export function registerSecretsCommands(program: Command): void {
   secrets
     .command('list')
     .description('List secrets as "ID<TAB>NAME" lines (never values)')
-    .option('--function <functionId>', 'only the secrets attached to this Function')
+    .option('--function <function>', 'only the secrets attached to this Function (ID or name)')
     .option('--api-url <url>', API_URL_HELP)
     .action(async (opts: { function?: string; apiUrl?: string }) => {
       const client = new ApiClient({ apiUrl: opts.apiUrl });
-      const path = opts.function ? `/v1/functions/${encodeURIComponent(opts.function)}/secrets` : '/v1/secrets';
+      const path = opts.function ? `/v1/functions/${encodeURIComponent(await functionIdOf(client, opts.function))}/secrets` : '/v1/secrets';
       for await (const secret of allPages(client, path)) process.stdout.write(`${secret.id}\t${secret.secretKey}\n`);
     });
 
   secrets
-    .command('attach <functionId> <secretId>')
-    .description("Attach a secret to a Function; its next invocations receive the value in ctx.secrets")
+    .command('attach <function> <secretId>')
+    .description("Attach a secret to a Function (by ID or name); its next invocations receive the value in ctx.secrets")
     .option('--api-url <url>', API_URL_HELP)
-    .action(async (functionId: string, secretId: string, opts: { apiUrl?: string }) => {
-      await new ApiClient({ apiUrl: opts.apiUrl }).request('POST', `/v1/functions/${encodeURIComponent(functionId)}/secrets`, { secretId });
+    .action(async (functionRef: string, secretId: string, opts: { apiUrl?: string }) => {
+      const client = new ApiClient({ apiUrl: opts.apiUrl });
+      const functionId = await functionIdOf(client, functionRef);
+      await client.request('POST', `/v1/functions/${encodeURIComponent(functionId)}/secrets`, { secretId });
       process.stderr.write(`Attached secret ${secretId} to Function ${functionId}\n`);
     });
 
   secrets
-    .command('detach <functionId> <secretId>')
-    .description('Detach a secret from a Function, from its next invocation on')
+    .command('detach <function> <secretId>')
+    .description('Detach a secret from a Function (by ID or name), from its next invocation on')
     .option('--api-url <url>', API_URL_HELP)
-    .action(async (functionId: string, secretId: string, opts: { apiUrl?: string }) => {
-      await new ApiClient({ apiUrl: opts.apiUrl }).request('DELETE', `/v1/functions/${encodeURIComponent(functionId)}/secrets/${encodeURIComponent(secretId)}`);
+    .action(async (functionRef: string, secretId: string, opts: { apiUrl?: string }) => {
+      const client = new ApiClient({ apiUrl: opts.apiUrl });
+      const functionId = await functionIdOf(client, functionRef);
+      await client.request('DELETE', `/v1/functions/${encodeURIComponent(functionId)}/secrets/${encodeURIComponent(secretId)}`);
       process.stderr.write(`Detached secret ${secretId} from Function ${functionId}\n`);
     });
 

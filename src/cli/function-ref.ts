@@ -1,0 +1,22 @@
+// A Function named on the command line by its ID or by its name (what `publish` prints and
+// defineFn says), as users type it: a name is looked up in the project's Functions.
+import type { ApiClient } from './api-client.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PAGE = 1000;
+
+interface FunctionsPage {
+  data: { id: string; name: string }[];
+  total: number;
+}
+
+/** The Function's ID: `ref` itself when it is one, else the ID of the project's Function of that name. */
+export async function functionIdOf(client: ApiClient, ref: string): Promise<string> {
+  if (UUID.test(ref)) return ref;
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await client.request<FunctionsPage>('GET', `/v1/functions?limit=${PAGE}&offset=${offset}`);
+    const found = page.data.find((fn) => fn.name === ref);
+    if (found) return found.id;
+    if (offset + PAGE >= page.total) throw new Error(`No Function named "${ref}" in this project (${page.total} Functions; \`browserfn publish\` prints each with its ID)`);
+  }
+}

@@ -46,6 +46,20 @@ describe('fetch extraction rules', () => {
       );
       assert.doesNotMatch(markdown, /Never revealed/);
     });
+
+    it('refuses a move that would put a segment inside itself, as the browser does, and ends', () => {
+      // $RS("S:1","P:1") with P:1 inside S:1 made the tree a cycle and the conversion ran until its time limit.
+      const markdown = htmlToMarkdown(
+        page(`<p>${FILLER}</p><div hidden id="S:1"><div id="D"><template id="P:1"></template><span id="S:2">moved</span></div></div><template id="P:2"></template><script>$RS("S:1","P:1");$RS("S:2","P:2")</script>`),
+        undefined,
+      );
+      assert.match(markdown, /moved/);
+      const boundary = htmlToMarkdown(
+        page(`<p>${FILLER}</p><div hidden id="S:1"><div><!--$?--><template id="B:1"></template>fallback<!--/$--></div></div><script>$RC("B:1","S:1")</script>`),
+        undefined,
+      );
+      assert.match(boundary, /The guide walks/);
+    });
   });
 
   describe('content hidden by an inline style', () => {

@@ -46,6 +46,9 @@ function applyStreamingInstructions(doc: Document): void {
     const segment = byId.get(instruction.segmentId);
     const target = byId.get(instruction.targetId);
     if (!segment || !target || !isAttached(segment, doc) || !isAttached(target, doc)) continue;
+    // A target inside its own segment would become its own descendant: the browser's DOM refuses
+    // the move (HierarchyRequestError) and so does this, or the tree turns into a cycle.
+    if (isInside(target, segment)) continue;
     if (instruction.kind === 'boundary') completeBoundary(target, segment);
     else completeSegment(target, segment);
   }
@@ -74,6 +77,8 @@ function completeBoundary(marker: Element, segment: Element): void {
   const parent = marker.parent;
   const opening = marker.prev;
   if (!parent || !opening || opening.type !== 'comment' || !isBoundaryStart(opening.data)) return;
+  // Out of the tree first: a segment among the fallback's nodes would shift the range below.
+  const content = detachChildren(segment);
   const siblings = childrenOf(parent);
   const start = siblings.indexOf(marker);
   let end = start;
@@ -85,7 +90,6 @@ function completeBoundary(marker: Element, segment: Element): void {
       depth--;
     } else if (isBoundaryStart(node.data)) depth++;
   }
-  const content = detachChildren(segment);
   replaceChildren(parent, start, end, content);
   opening.data = '$';
 }
@@ -131,6 +135,11 @@ function replaceChildren(parent: ParentNode, from: number, to: number, nodes: An
     siblings[i].prev = siblings[i - 1] ?? null;
     siblings[i].next = siblings[i + 1] ?? null;
   }
+}
+
+function isInside(node: AnyNode, ancestor: AnyNode): boolean {
+  for (let at: AnyNode | null = node; at; at = at.parent) if (at === ancestor) return true;
+  return false;
 }
 
 function isAttached(node: AnyNode, doc: Document): boolean {

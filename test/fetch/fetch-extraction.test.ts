@@ -47,6 +47,17 @@ describe('fetch extraction rules', () => {
       assert.doesNotMatch(markdown, /Never revealed/);
     });
 
+    it('moves nothing on the say of a page\'s data, or of ids React does not write', () => {
+      const markdown = htmlToMarkdown(
+        page(
+          `<p>${FILLER}</p><!--$?--><template id="B:7"></template><p>Loading…</p><!--/$--><div hidden id="draft">Editors only</div><div hidden id="S:2">Seg two</div>` +
+            `<script type="application/json" id="__NEXT_DATA__">{"comment":"$RC(\\"B:7\\",\\"S:2\\")"}</script><script>$RC("B:7","draft");$RS("S:2","S:2")</script>`,
+        ),
+        undefined,
+      );
+      assert.doesNotMatch(markdown, /Editors only|Seg two/);
+    });
+
     it('refuses a move that would put a segment inside itself, as the browser does, and ends', () => {
       // $RS("S:1","P:1") with P:1 inside S:1 made the tree a cycle and the conversion ran until its time limit.
       const markdown = htmlToMarkdown(

@@ -12,8 +12,14 @@ import { childrenOf, isElement, isText, parseHtml, walk, type AnyNode, type Docu
 /** Real pages send dozens; the cap bounds the work of a page made of nothing else. */
 const MAX_INSTRUCTIONS = 2000;
 
-/** `$RC("B:0","S:0")`; `$RR` is the same move once stylesheets have loaded; `$RS("S:1","P:1")`. */
-const INSTRUCTION = /\$R([CRS])\(\s*(["'])([^"'\\]{1,100})\2\s*,\s*(["'])([^"'\\]{1,100})\4/g;
+/**
+ * `$RC("B:0","S:0")`; `$RR` is the same move once stylesheets have loaded; `$RS("S:1","P:1")`.
+ * Only as React writes them: double quotes, and its ids (after the app's identifier prefix, if
+ * any), so a page's own text (a comment quoted in a data script) cannot move other elements.
+ */
+const INSTRUCTION = /\$R([CRS])\("([^"\\]{0,80}[BS]:[0-9a-f]{1,16})","([^"\\]{0,80}[SP]:[0-9a-f]{1,16})"/g;
+/** Scripts a browser runs: no type, or a JavaScript one (JSON and templates in <script> run nothing). */
+const RUNNABLE_SCRIPT_TYPES = new Set(['', 'text/javascript', 'application/javascript', 'module']);
 
 interface Instruction {
   kind: 'boundary' | 'segment';
@@ -38,7 +44,7 @@ function applyStreamingInstructions(doc: Document): void {
     // Like getElementById: the first element in document order.
     if (id !== undefined && !byId.has(id)) byId.set(id, node);
     if (node.name === 'script') {
-      collectInstructions(scriptText(node), instructions);
+      if (RUNNABLE_SCRIPT_TYPES.has((node.attribs.type ?? '').trim().toLowerCase())) collectInstructions(scriptText(node), instructions);
       return false;
     }
   });
@@ -56,10 +62,10 @@ function applyStreamingInstructions(doc: Document): void {
 
 function collectInstructions(script: string, into: Instruction[]): void {
   if (!script.includes('$R')) return;
-  for (const m of script.matchAll(INSTRUCTION)) {
-    const kind = m[1] === 'S' ? 'segment' : 'boundary';
-    // $RS names the segment first, $RC/$RR the boundary first.
-    into.push(kind === 'segment' ? { kind, segmentId: m[3], targetId: m[5] } : { kind, targetId: m[3], segmentId: m[5] });
+  for (const [, letter, first, second] of script.matchAll(INSTRUCTION)) {
+    // $RS("S:…","P:…") names the segment first, $RC/$RR("B:…","S:…") the boundary first.
+    if (letter === 'S' && /S:[0-9a-f]+$/.test(first) && /P:[0-9a-f]+$/.test(second)) into.push({ kind: 'segment', segmentId: first, targetId: second });
+    else if (letter !== 'S' && /B:[0-9a-f]+$/.test(first) && /S:[0-9a-f]+$/.test(second)) into.push({ kind: 'boundary', targetId: first, segmentId: second });
   }
 }
 
@@ -100,7 +106,7 @@ function completeSegment(placeholder: Element, segment: Element): void {
   if (!parent) return;
   const content = detachChildren(segment);
   const at = childrenOf(parent).indexOf(placeholder);
-  replaceChildren(parent, at, at + 1, content);
+  if (at >= 0) replaceChildren(parent, at, at + 1, content);
 }
 
 function isBoundaryStart(data: string): boolean {

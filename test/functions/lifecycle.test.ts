@@ -39,6 +39,17 @@ defineFn('always-fails', async () => {
 defineFn('returns-nothing', async () => {});
 `;
 
+// CPU-bound work that never yields (a big synchronous parse): the runtime's connection to its agent sits idle meanwhile.
+const BLOCKING_FN = `
+import { defineFn } from 'browserfn';
+defineFn('blocks', async (_ctx, params: { ms: number }) => {
+  const until = Date.now() + params.ms;
+  let spins = 0;
+  while (Date.now() < until) spins++;
+  return { blockedMs: params.ms, spun: spins > 0 };
+});
+`;
+
 describe('functions end to end (embedded)', function () {
   this.timeout(300_000);
   let svc: TestService;
@@ -123,6 +134,14 @@ describe('functions end to end (embedded)', function () {
     const done = await invokeAndWait(svc, fn.id, {});
     assert.equal(done.status, 'COMPLETED');
     assert.equal(done.results, undefined);
+  });
+
+  it('returns the result of a handler that holds its event loop longer than an idle connection lives (8 s)', async () => {
+    const build = await publish(svc, writeProject({ 'index.ts': BLOCKING_FN }));
+    assert.equal(build.status, 'COMPLETED', JSON.stringify(build.cause));
+    const done = await invokeAndWait(svc, build.builtFunctions![0].id, { params: { ms: 8000 } });
+    assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
+    assert.deepEqual(done.results, { blockedMs: 8000, spun: true });
   });
 
   it('publishing the same name again keeps the Function ID and adds a version', async () => {

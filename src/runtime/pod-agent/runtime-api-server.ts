@@ -46,6 +46,10 @@ export class RuntimeApiServer {
         if (!response.headersSent) sendJson(response, 400, { errorMessage: `bad request: ${(error as Error).message}`, errorType: 'InvalidRequest' });
       }
     });
+    // Its one client is the pod's user process, whose handler may hold its event loop for minutes
+    // (a big synchronous parse): Node's 5 s would close the kept-alive connection meanwhile, and the
+    // runtime's result then met a hung-up socket (the invocation failed, its result lost).
+    this.#server.keepAliveTimeout = 0;
   }
 
   /** Listens on an ephemeral loopback port; returns `host:port` for AWS_LAMBDA_RUNTIME_API. */

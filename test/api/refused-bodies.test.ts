@@ -1,8 +1,9 @@
 // A request refused before its body has all arrived (no route, no key, too large): the client gets
 // the answer even when it sends its whole body before reading (as @browserbasehq/sdk's uploads and
 // most HTTP clients do), rather than a broken pipe; a body that keeps coming is cut off with its
-// connection after a while, so a refused request cannot hold one for ever.
+// connection after a while or past the largest upload, so a refused request cannot hold one for ever.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import Browserbase from '@browserbasehq/sdk';
 import { startTestService, type TestService } from '../support/service.js';
@@ -69,6 +70,27 @@ describe('requests refused before their body arrived', function () {
     assert.match(((await noRoute.json()) as { message: string }).message, /No route for POST \/v1\/nowhere/);
     const noKey = await fetch(`${svc.url}/v1/functions/builds`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
     assert.equal(noKey.status, 401);
+  });
+
+  it('cuts off a refused body past the largest upload (64 MiB), answering it first', async () => {
+    const { hostname, port } = new URL(svc.url);
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('error', () => undefined);
+    socket.write(`POST /v1/nowhere HTTP/1.1\r\nHost: ${hostname}\r\nContent-Length: 1000000000\r\n\r\n`);
+    const chunk = Buffer.alloc(1 << 20);
+    let sent = 0;
+    let closed = false;
+    const closing = new Promise<void>((resolve) => socket.once('close', () => ((closed = true), resolve())));
+    while (!closed && sent < 200) {
+      // A reset (the cut-off) ends the wait as the close does.
+      if (!socket.write(chunk)) await Promise.race([once(socket, 'drain').catch(() => undefined), closing]);
+      sent += 1;
+    }
+    await closing;
+    assert.ok(sent < 200, `cut off before 200 MiB: ${sent} MiB sent`);
+    assert.match(answer, /^HTTP\/1\.1 404 /);
   });
 
   it('cuts off a refused body that keeps coming, answering it first', async () => {

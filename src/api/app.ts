@@ -43,7 +43,8 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
         throw new HttpError(404, `No route for ${ctx.method} ${ctx.path}`);
       }
     } catch (err) {
-      const known = toHttpError(err);
+      // A client gone mid-body (a pod torn down during its upload) is no server fault: nobody reads the answer, and no stack goes to the log.
+      const known = toHttpError(err) ?? (ctx.req.destroyed && !ctx.req.complete ? new HttpError(400, 'The request was broken off before its body ended') : undefined);
       if (!known) deps.log.error({ err, path: ctx.path, requestId: ctx.state.requestId }, 'unhandled error');
       const status = known ? known.status : 500;
       const message = known ? known.message : `Internal error (request ${ctx.state.requestId}); the server log has details`;

@@ -5,8 +5,14 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../src/config/logger.js';
+import { loadSettings } from '../../src/config/settings.js';
+import { startService } from '../../src/server/service.js';
 import Browserbase from '@browserbasehq/sdk';
-import { startTestService, type TestService } from '../support/service.js';
+import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
 
@@ -106,4 +112,30 @@ describe('requests refused before their body arrived', function () {
     clearInterval(drip);
     assert.match(answer, /^HTTP\/1\.1 404 /);
   });
+
+  it('takes a client gone mid-body for what it is: a 400 nobody reads, no server error in the log', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-gone-'));
+    const settings = loadSettings({ dataDir, port: 0, host: '127.0.0.1', env: { BROWSERFN_API_KEYS: 'gone-key:default' } });
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) };
+    const service = await startService(settings, { backend: 'embedded', api: true, controllers: false, nodeAgent: false, nodeName: 'none', image: 'browserfn:test' }, createLogger('info', destination));
+    try {
+      const { hostname, port } = new URL(service.url);
+      const socket = connect(Number(port), hostname);
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      // A JSON route that reads its body: the client goes before the body's end, once the server has
+      // the request (it says 100 Continue as it takes it).
+      socket.write(`POST /v1/secrets HTTP/1.1\r\nHost: ${hostname}\r\nx-svc-api-key: gone-key\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`);
+      await once(socket, 'data');
+      socket.write('{"secretKey":"');
+      socket.destroy();
+      await waitFor('the request to end', async () => ((await fetch(`${service.url}/healthz`)).ok ? true : undefined), 10_000, 50);
+      assert.deepEqual(lines.filter((line) => line.level >= 50).map((line) => line.msg), []);
+    } finally {
+      await service.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
+

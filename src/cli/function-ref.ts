@@ -1,8 +1,12 @@
 // A Function named on the command line by its ID or by its name (what `publish` prints and
-// defineFn says), as users type it: a name is looked up in the project's Functions.
+// defineFn says), as users type it: a name is looked up in the project's Functions. A name shaped
+// as an ID is taken as one.
 import type { ApiClient } from './api-client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What the API's IDs look like; a name of that shape is taken as an ID. */
+export const isUuid = (ref: string): boolean => UUID.test(ref);
 const PAGE = 1000;
 
 interface FunctionsPage {
@@ -12,7 +16,7 @@ interface FunctionsPage {
 
 /** The Function's ID: `ref` itself when it is one, else the ID of the project's Function of that name. */
 export async function functionIdOf(client: ApiClient, ref: string): Promise<string> {
-  if (UUID.test(ref)) return ref;
+  if (isUuid(ref)) return ref;
   for (let offset = 0; ; offset += PAGE) {
     const page = await client.request<FunctionsPage>('GET', `/v1/functions?limit=${PAGE}&offset=${offset}`);
     const found = page.data.find((fn) => fn.name === ref);

@@ -63,7 +63,9 @@ describe('browserfn secrets CLI', function () {
     const listedForFn = await runCli(['secrets', 'list', '--function', fn.metadata.uid!, '--api-url', h.url], { env });
     assert.deepEqual(listedForFn.stdout.trim().split('\n'), [`${secret.id}\tCLI_TOKEN`]);
 
-    assert.equal((await runCli(['secrets', 'detach', fn.metadata.uid!, secret.id, '--api-url', h.url], { env })).code, 0);
+    // The secret by its name, as `secrets set` took it.
+    const detached = await runCli(['secrets', 'detach', fn.metadata.uid!, 'CLI_TOKEN', '--api-url', h.url], { env });
+    assert.equal(detached.code, 0, detached.stderr);
     assert.deepEqual(await resolveFunctionSecrets(h.cluster, PROJECTS.a, await h.getFunction(fn)), {});
     assert.equal((await runCli(['secrets', 'delete', secret.id, '--api-url', h.url], { env })).code, 0);
     assert.equal((await h.request('GET', `/v1/secrets/${secret.id}`)).status, 404);

@@ -1,7 +1,7 @@
 // `browserfn secrets …`: project secrets from the command line. `set` seals the value on this
 // machine with the project's public key, so it never travels or gets logged in the clear.
 import type { Command } from 'commander';
-import { functionIdOf } from '../function-ref.js';
+import { functionIdOf, isUuid } from '../function-ref.js';
 import { ApiClient } from '../api-client.js';
 import { boundTo, sealValue } from '../../secrets/hpke.js';
 
@@ -66,23 +66,25 @@ export function registerSecretsCommands(program: Command): void {
     });
 
   secrets
-    .command('attach <function> <secretId>')
-    .description("Attach a secret to a Function (by ID or name); its next invocations receive the value in ctx.secrets")
+    .command('attach <function> <secret>')
+    .description("Attach a secret to a Function (each by ID or name); its next invocations receive the value in ctx.secrets")
     .option('--api-url <url>', API_URL_HELP)
-    .action(async (functionRef: string, secretId: string, opts: { apiUrl?: string }) => {
+    .action(async (functionRef: string, secretRef: string, opts: { apiUrl?: string }) => {
       const client = new ApiClient({ apiUrl: opts.apiUrl });
       const functionId = await functionIdOf(client, functionRef);
+      const secretId = await secretIdOf(client, secretRef);
       await client.request('POST', `/v1/functions/${encodeURIComponent(functionId)}/secrets`, { secretId });
       process.stderr.write(`Attached secret ${secretId} to Function ${functionId}\n`);
     });
 
   secrets
-    .command('detach <function> <secretId>')
-    .description('Detach a secret from a Function (by ID or name), from its next invocation on')
+    .command('detach <function> <secret>')
+    .description('Detach a secret from a Function (each by ID or name), from its next invocation on')
     .option('--api-url <url>', API_URL_HELP)
-    .action(async (functionRef: string, secretId: string, opts: { apiUrl?: string }) => {
+    .action(async (functionRef: string, secretRef: string, opts: { apiUrl?: string }) => {
       const client = new ApiClient({ apiUrl: opts.apiUrl });
       const functionId = await functionIdOf(client, functionRef);
+      const secretId = await secretIdOf(client, secretRef);
       await client.request('DELETE', `/v1/functions/${encodeURIComponent(functionId)}/secrets/${encodeURIComponent(secretId)}`);
       process.stderr.write(`Detached secret ${secretId} from Function ${functionId}\n`);
     });
@@ -115,6 +117,14 @@ async function sealFor(client: ApiClient, name: string, value: string): Promise<
     boundTo(keypair.projectId, name),
   );
   return { keypairId: keypair.id, encapsulatedKey: Buffer.from(enc).toString('base64'), sealedValue: Buffer.from(ciphertext).toString('base64') };
+}
+
+/** A secret given on the command line by its ID or by its name (what `secrets set` took). */
+async function secretIdOf(client: ApiClient, ref: string): Promise<string> {
+  if (isUuid(ref)) return ref;
+  const found = await findByName(client, ref);
+  if (!found) throw new Error(`No secret named "${ref}" in this project (\`browserfn secrets list\` shows them)`);
+  return found.id;
 }
 
 async function findByName(client: ApiClient, name: string): Promise<SecretView | undefined> {

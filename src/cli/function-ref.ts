@@ -2,11 +2,8 @@
 // defineFn says), as users type it: a name is looked up in the project's Functions. A name shaped
 // as an ID is taken as one.
 import type { ApiClient } from './api-client.js';
+import { isUuid } from '../schemas/uuid.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** What the API's IDs look like; a name of that shape is taken as an ID. */
-export const isUuid = (ref: string): boolean => UUID.test(ref);
 const PAGE = 1000;
 
 interface FunctionsPage {

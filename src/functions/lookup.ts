@@ -3,12 +3,10 @@ import { Kinds } from '../cluster/objects.js';
 import type { ClusterPort } from '../cluster/port.js';
 import { invalid, notFound } from '../domain/errors.js';
 import type { FunctionObject } from '../schemas/resources.js';
-
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const UUID = new RegExp(UUID_PATTERN);
+import { isUuid } from '../schemas/uuid.js';
 
 export function assertUuid(value: string, what: string): void {
-  if (!UUID.test(value)) throw invalid(`Invalid ${what} "${value.slice(0, 64)}": expected a UUID such as 123e4567-e89b-12d3-a456-426614174000`);
+  if (!isUuid(value)) throw invalid(`Invalid ${what} "${value.slice(0, 64)}": expected a UUID such as 123e4567-e89b-12d3-a456-426614174000`);
 }
 
 /** The Function with this uid in the namespace, if any. */

@@ -1,7 +1,8 @@
 // `browserfn secrets …`: project secrets from the command line. `set` seals the value on this
 // machine with the project's public key, so it never travels or gets logged in the clear.
 import type { Command } from 'commander';
-import { functionIdOf, isUuid } from '../function-ref.js';
+import { functionIdOf } from '../function-ref.js';
+import { isUuid } from '../../schemas/uuid.js';
 import { ApiClient } from '../api-client.js';
 import { boundTo, sealValue } from '../../secrets/hpke.js';
 

@@ -1,8 +1,8 @@
 // Measures the limited folders of running pods every few seconds, as the kubelet's eviction manager
 // does, and sooner as they fill (disk-watch-pace.ts), and calls back for a pod whose folder holds
-// more than its limit (folder-usage.ts says how a folder is counted). The walks run in a worker thread: one of a pod's few hundred files took the
-// server's event loop 15-30 ms here, beside the invocations it serves; a `du` per round held it
-// as long, forking.
+// more than its limit (folder-usage.ts says how a folder is counted). The walks run in a worker
+// thread: one of a pod's few hundred files took the server's event loop 15-30 ms here, beside the
+// invocations it serves; a `du` per round held it as long, forking.
 import { Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { LimitedFolder } from './pod-disk.js';

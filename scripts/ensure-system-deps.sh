@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Installs the system packages browserfn needs when they are missing: Debian's chromium; bubblewrap
+# Installs the system packages browserfn needs when they are missing: Debian's chromium and its
+# headless shell (the build sessions run by default, src/config/chromium-build.ts); bubblewrap
 # and passt (pasta), with which `serve` runs each pod in a sandbox of its own; ffmpeg, which encodes
 # session recordings.
 set -euo pipefail
 
 missing=()
 chromium_bin="${BROWSERFN_CHROMIUM_PATH:-}"
-if ! [[ -n "$chromium_bin" && -x "$chromium_bin" ]] && ! command -v chromium >/dev/null 2>&1; then missing+=(chromium); fi
+if ! [[ -n "$chromium_bin" && -x "$chromium_bin" ]]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  [[ -x /usr/lib/chromium/chromium-headless-shell ]] || missing+=(chromium-headless-shell)
+fi
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v pasta >/dev/null 2>&1 || missing+=(passt)
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
@@ -28,6 +32,9 @@ Install it, then run the command again:
   elsewhere:      install Chromium and set BROWSERFN_CHROMIUM_PATH=/path/to/chromium
 MSG
   exit 1
+fi
+if [[ " ${missing[*]} " == *" chromium-headless-shell "* ]]; then
+  echo "browserfn: Debian's chromium-headless-shell not found: sessions run the full Chromium, which starts about twice as slowly. Install with: sudo apt-get install chromium-headless-shell" >&2
 fi
 if [[ " ${missing[*]} " == *" ffmpeg "* ]]; then
   echo "browserfn: ffmpeg not found: sessions will not be recorded as video. Install with: sudo apt-get install ffmpeg" >&2

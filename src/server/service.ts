@@ -30,6 +30,7 @@ import { openKubeCluster } from '../cluster/kube/index.js';
 import type { Settings } from '../config/settings.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { Metrics } from '../config/metrics.js';
+import { chromiumBuildOf } from '../config/chromium-build.js';
 import { PodEntranceListeners } from './pod-entrances.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
@@ -201,6 +202,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
           podTokenSecret: settings.podTokenSecret,
           image: options.image,
           chromiumSidecar: options.backend === 'kube',
+          chromiumBuild: chromiumBuildOf(settings.chromiumPath),
           buildPodEnv: settings.featureEnv.buildPods,
           browserMemory: { limit: `${settings.podMemory.limitMiB}Mi`, shm: `${settings.podMemory.shmMiB}Mi` },
           browserDisk: `${settings.podMemory.diskMiB}Mi`,

@@ -10,6 +10,7 @@ import { memoryBytes } from '../../schemas/quantities.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 import { PodEnv } from '../../schemas/pod-env.js';
+import type { ChromiumBuild } from '../../config/chromium-build.js';
 
 export interface PodTemplateSettings {
   /** Node the pod is bound to (the local node agent's name); unset leaves it to a scheduler. */
@@ -23,6 +24,8 @@ export interface PodTemplateSettings {
   buildPodEnv?: Record<string, string>;
   /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
   chromiumSidecar?: boolean;
+  /** The build the image's `chromium` command runs (its BROWSERFN_CHROMIUM_PATH), whose flags differ; unset: the full browser. */
+  chromiumBuild?: ChromiumBuild;
   /** A browser pod's memory limit and the size of its /dev/shm (quantities; unset: DEFAULT_BROWSER_MEMORY). */
   browserMemory?: BrowserMemory;
   /** sizeLimit of each of a browser pod's folders on disk, /work and /tmp (a quantity; unset: DEFAULT_BROWSER_DISK). */
@@ -96,7 +99,7 @@ export function browserPodFor(
   pod.spec.containers.unshift({
     name: 'chromium',
     image: settings.image,
-    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {})],
+    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, { build: settings.chromiumBuild, ...(proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {}) })],
     env: [cdpPort, ...(proxyPort ? [proxyPort] : []), { name: 'HOME', value: '/work/chromium' }],
     resources: browserResources,
     securityContext: agent.securityContext,

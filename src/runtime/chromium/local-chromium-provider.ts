@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, describeExit } from '../sandbox/process-group.js';
 import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
 import { ChromiumStderr } from './chromium-stderr.js';
+import { chromiumBuildOf, type ChromiumBuild } from '../../config/chromium-build.js';
 
 export interface LocalChromiumOptions {
   executablePath: string;
@@ -15,21 +16,23 @@ export interface LocalChromiumOptions {
 }
 
 /**
- * What of a headless Chromium window is not its page: the tab strip and toolbar it lays out though it
- * draws none (87 px in Chromium 156; local-chromium.test.ts checks the pages get the asked size).
+ * What of a full headless Chromium's window is not its page: the tab strip and toolbar it lays out
+ * though it draws none (87 px in Chromium 156; local-chromium.test.ts checks the pages get the asked
+ * size). The headless shell's windows are their pages.
  */
 const HEADLESS_WINDOW_FRAME_HEIGHT = 87;
 
 /**
  * Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar.
  * `sandbox` keeps Chromium's own sandbox, which needs user namespaces (off: --no-sandbox);
- * `proxyServer` is the pod's session proxy every request goes through.
+ * `proxyServer` is the pod's session proxy every request goes through; `build` is the executable's
+ * (chromium-build.ts), the full browser unless said.
  */
 export function chromiumArguments(
   userDataDir: string,
   viewport?: BrowserRequest['viewport'],
   port: number | string = 0,
-  options: { sandbox?: boolean; proxyServer?: string } = {},
+  options: { sandbox?: boolean; proxyServer?: string; build?: ChromiumBuild } = {},
 ): string[] {
   const args = [
     '--headless',
@@ -59,9 +62,13 @@ export function chromiumArguments(
     // The viewport is the page's size ("the visible area of a web page", as Browserbase has it), in
     // every window: each window is taller by the frame. A screen as large as the window, as a
     // maximized browser has: headless Chromium's own is 800x600 whatever the window, which pages
-    // read (screen.width) and which no real browser shows.
-    const windowHeight = viewport.height + HEADLESS_WINDOW_FRAME_HEIGHT;
-    args.push(`--window-size=${viewport.width},${windowHeight}`, `--screen-info={0,0 ${viewport.width}x${windowHeight}}`);
+    // read (screen.width) and which no real browser shows. The headless shell's screen is its window.
+    if (options.build === 'headless-shell') {
+      args.push(`--window-size=${viewport.width},${viewport.height}`);
+    } else {
+      const windowHeight = viewport.height + HEADLESS_WINDOW_FRAME_HEIGHT;
+      args.push(`--window-size=${viewport.width},${windowHeight}`, `--screen-info={0,0 ${viewport.width}x${windowHeight}}`);
+    }
   }
   // One blank page, so CDP clients that expect a default page (playwright's contexts()[0]) find one.
   args.push('about:blank');
@@ -74,7 +81,8 @@ export class LocalChromiumProvider implements BrowserProvider {
   async acquire(request: BrowserRequest): Promise<LeasedBrowser> {
     const userDataDir = join(request.workDir, 'profile');
     mkdirSync(userDataDir, { recursive: true });
-    const args = chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox, proxyServer: request.proxyServer });
+    const build = chromiumBuildOf(this.options.executablePath);
+    const args = chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox, proxyServer: request.proxyServer, build });
     const child = spawn(this.options.executablePath, args, {
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],

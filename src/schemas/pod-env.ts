@@ -1,6 +1,6 @@
 // The environment variables of a pod's agent that the control plane and the node agent write and
-// the agents read: one name for both sides. Settings an operator gives (the Chromium path, the log
-// level) are the agents' own.
+// the agents read: one name for both sides. Other settings an operator gives (the log level, npm's)
+// are the agents' own.
 export const PodEnv = {
   controlUrl: 'BROWSERFN_CONTROL_URL',
   namespace: 'BROWSERFN_POD_NAMESPACE',
@@ -25,6 +25,8 @@ export const PodEnv = {
   poolMember: 'BROWSERFN_POOL_MEMBER',
   /** The runtime packages a member's code loader loads before it is claimed (comma separated; unset: all). */
   preload: 'BROWSERFN_PRELOAD',
+  /** The Chromium the pod runs: the operator's choice of build (src/config/chromium-build.ts). */
+  chromiumPath: 'BROWSERFN_CHROMIUM_PATH',
   /** `1`: Chromium keeps its own sandbox (the node agent's pod sandbox allows it). */
   chromiumSandbox: 'BROWSERFN_CHROMIUM_SANDBOX',
   /** The address a pod on the host's network binds to, as a cluster pod has an IP of its own. */

@@ -30,7 +30,6 @@ import { openKubeCluster } from '../cluster/kube/index.js';
 import type { Settings } from '../config/settings.js';
 import { createLogger, type Logger } from '../config/logger.js';
 import { Metrics } from '../config/metrics.js';
-import { chromiumBuildOf } from '../config/chromium-build.js';
 import { PodEntranceListeners } from './pod-entrances.js';
 import { createControllerManager } from '../controller/setup.js';
 import type { Manager } from '../controller/runtime/manager.js';
@@ -43,6 +42,7 @@ import type { Archive } from '../functions/archived/archive.js';
 import { WaitingInvocations } from '../functions/waiting-invocations.js';
 import { Kinds } from '../cluster/objects.js';
 import type { InvocationObject } from '../schemas/resources.js';
+import { PodEnv } from '../schemas/pod-env.js';
 import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 import { limitConnections } from './connection-limits.js';
@@ -174,7 +174,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
         nodeName: options.nodeName,
         workDir: join(settings.dataDir, 'pods'),
         log,
-        baseEnv: { ...options.podEnv, BROWSERFN_CHROMIUM_PATH: settings.chromiumPath },
+        baseEnv: { ...options.podEnv, [PodEnv.chromiumPath]: settings.chromiumPath },
         npmCacheDir: settings.npmCacheDir,
         sandbox: decision.sandbox,
         memory: memory.memory,
@@ -202,7 +202,7 @@ export async function startService(settings: Settings, options: ServiceOptions, 
           podTokenSecret: settings.podTokenSecret,
           image: options.image,
           chromiumSidecar: options.backend === 'kube',
-          chromiumBuild: chromiumBuildOf(settings.chromiumPath),
+          chromiumPath: settings.chromiumPath,
           buildPodEnv: settings.featureEnv.buildPods,
           browserMemory: { limit: `${settings.podMemory.limitMiB}Mi`, shm: `${settings.podMemory.shmMiB}Mi` },
           browserDisk: `${settings.podMemory.diskMiB}Mi`,

@@ -103,4 +103,25 @@ describe('controller policies', () => {
     });
     assert.equal(sized.spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_VIEWPORT')?.value, '1024x768', 'Chromium can start before the input arrives');
   });
+
+  it('runs the Chromium build the operator chose in every browser container, with that build\'s window flags', () => {
+    const inv = {
+      apiVersion: 'browserfn.dev/v1alpha1',
+      kind: 'Invocation',
+      metadata: { name: 'abc', namespace: 'proj', uid: '11111111-1111-4111-8111-111111111111' },
+      spec: { functionName: 'f', functionUid: 'u', versionId: 'v', bundleConfigMap: 'b', params: {}, sessionConfig: { browserSettings: { viewport: { width: 1024, height: 768 } } }, timeoutSeconds: 60, sessionId: 's' },
+    } as InvocationObject;
+    const settings = { controlUrl: 'http://cp', podTokenSecret: 'secret', image: 'img', chromiumSidecar: true };
+    const shell = browserPod(inv, 1, { ...settings, chromiumPath: '/usr/lib/chromium/chromium-headless-shell' });
+    for (const container of shell.spec.containers) {
+      assert.equal(container.env!.find((e) => e.name === 'BROWSERFN_CHROMIUM_PATH')?.value, '/usr/lib/chromium/chromium-headless-shell', container.name);
+    }
+    const shellCommand = shell.spec.containers.find((c) => c.name === 'chromium')!.command!;
+    assert.ok(shellCommand.includes('--window-size=1024,768'), 'the shell\'s window is its page');
+    assert.ok(!shellCommand.some((arg) => arg.startsWith('--screen-info')));
+    const full = browserPod(inv, 1, { ...settings, chromiumPath: '/usr/bin/chromium' });
+    const fullCommand = full.spec.containers.find((c) => c.name === 'chromium')!.command!;
+    assert.ok(fullCommand.includes('--window-size=1024,855'), 'the full browser\'s window is taller than its page by its frame');
+    assert.equal(browserPod(inv, 1, settings).spec.containers[0].env!.find((e) => e.name === 'BROWSERFN_CHROMIUM_PATH'), undefined, 'unset: the image\'s own');
+  });
 });

@@ -10,7 +10,7 @@ import { memoryBytes } from '../../schemas/quantities.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 import { PodEnv } from '../../schemas/pod-env.js';
-import type { ChromiumBuild } from '../../config/chromium-build.js';
+import { chromiumBuildOf } from '../../config/chromium-build.js';
 
 export interface PodTemplateSettings {
   /** Node the pod is bound to (the local node agent's name); unset leaves it to a scheduler. */
@@ -24,8 +24,8 @@ export interface PodTemplateSettings {
   buildPodEnv?: Record<string, string>;
   /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
   chromiumSidecar?: boolean;
-  /** The build the image's `chromium` command runs (its BROWSERFN_CHROMIUM_PATH), whose flags differ; unset: the full browser. */
-  chromiumBuild?: ChromiumBuild;
+  /** The Chromium browser pods run (their BROWSERFN_CHROMIUM_PATH, the build's flags follow); unset: the image's. */
+  chromiumPath?: string;
   /** A browser pod's memory limit and the size of its /dev/shm (quantities; unset: DEFAULT_BROWSER_MEMORY). */
   browserMemory?: BrowserMemory;
   /** sizeLimit of each of a browser pod's folders on disk, /work and /tmp (a quantity; unset: DEFAULT_BROWSER_DISK). */
@@ -90,7 +90,8 @@ export function browserPodFor(
   const viewport = viewportValue(launch);
   // The session proxy's port: any free one for a Chromium the agent launches, a known one for a sidecar.
   const proxyPort = launch.proxied ? { name: PodEnv.proxyPort, value: settings.chromiumSidecar ? SIDECAR_PROXY_PORT : '0' } : undefined;
-  const env = [...extraEnv, ...(viewport ? [{ name: PodEnv.viewport, value: viewport }] : []), ...(proxyPort ? [proxyPort] : [])];
+  const chromiumPath = settings.chromiumPath ? [{ name: PodEnv.chromiumPath, value: settings.chromiumPath }] : [];
+  const env = [...extraEnv, ...(viewport ? [{ name: PodEnv.viewport, value: viewport }] : []), ...(proxyPort ? [proxyPort] : []), ...chromiumPath];
   const disk = settings.browserDisk ?? DEFAULT_BROWSER_DISK;
   if (!settings.chromiumSidecar) return withShm(podFor(owner, name, 'pod-agent', Roles.browserPod, deadlineSeconds, settings, env, labels, browserResources, disk), shm);
   const cdpPort = { name: PodEnv.cdpPort, value: SIDECAR_CDP_PORT };
@@ -99,8 +100,8 @@ export function browserPodFor(
   pod.spec.containers.unshift({
     name: 'chromium',
     image: settings.image,
-    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, { build: settings.chromiumBuild, ...(proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {}) })],
-    env: [cdpPort, ...(proxyPort ? [proxyPort] : []), { name: 'HOME', value: '/work/chromium' }],
+    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, { build: settings.chromiumPath ? chromiumBuildOf(settings.chromiumPath) : undefined, ...(proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {}) })],
+    env: [cdpPort, ...(proxyPort ? [proxyPort] : []), ...chromiumPath, { name: 'HOME', value: '/work/chromium' }],
     resources: browserResources,
     securityContext: agent.securityContext,
     volumeMounts: agent.volumeMounts,

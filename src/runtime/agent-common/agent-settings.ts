@@ -68,7 +68,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     podName: env[PodEnv.podName] as string,
     podToken: env[PodEnv.podToken] as string,
     podDir,
-    chromiumPath: env.BROWSERFN_CHROMIUM_PATH || defaultChromiumPath(),
+    chromiumPath: env[PodEnv.chromiumPath] || defaultChromiumPath(),
     ffmpegPath: env.BROWSERFN_FFMPEG_PATH || '/usr/bin/ffmpeg',
     chromiumSandbox: env[PodEnv.chromiumSandbox] === '1',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),

@@ -3,6 +3,7 @@
 // `$(VAR)` expanded as the kubelet does and paths mapped to where the pod's folders are.
 import { fileURLToPath } from 'node:url';
 import type { Container } from '../../schemas/pod.js';
+import { PodEnv } from '../../schemas/pod-env.js';
 import { agentMains, isAgentCommand } from './agent-mains.js';
 import type { CodeMounts } from './code-mounts.js';
 import type { LaunchedContainer } from './pod-launcher.js';
@@ -55,7 +56,7 @@ export class ContainerCommands {
       // The pod template's Chromium runs without its sandbox (a container without user
       // namespaces); inside ours it can have it.
       const args = command.slice(1).filter((arg) => !(sandbox?.chromiumSandbox && arg === '--no-sandbox'));
-      return [this.baseEnv.BROWSERFN_CHROMIUM_PATH ?? 'chromium', ...args];
+      return [this.baseEnv[PodEnv.chromiumPath] ?? 'chromium', ...args];
     }
     return command;
   }

@@ -54,15 +54,17 @@ defineFn('probe', async (ctx, params) => {
     files.packageRoot = await readInBrowser(client, 'file://' + params.packageRoot + '/package.json');
     // The operator's npm config (a registry token may be there), beside the software of /usr.
     files.operatorNpmrc = await readInBrowser(client, 'file:///usr/etc/npmrc');
-    const packageListing = await readInBrowser(client, 'file:///opt/browserfn/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
+    // Chromium lists a directory as one addRow(name, url, isDirectory, ...) script a row, which the full
+    // browser's listing page turns into links; the headless shell has no such page, only the scripts.
+    const listing = 'Array.from(document.scripts, (s) => s.textContent.trim()).filter((t) => t.startsWith("addRow(")).map((t) => JSON.parse("[" + t.slice(7, t.lastIndexOf(")")) + "]")).map(([name, , isDirectory]) => name + (isDirectory ? "/" : "")).join(" ")';
+    const packageListing = await readInBrowser(client, 'file:///opt/browserfn/', listing);
     // The pod's own listeners (its browser, its agent's runtime API) are on its own loopback, and may fall in the window.
     const ownPorts = new Set([Number(new URL(ctx.session.connectUrl).port), Number((process.env.AWS_LAMBDA_RUNTIME_API || '').split(':').pop())]);
     const scan = [];
     for (let port = params.canaryPort - 20; port <= params.canaryPort + 20; port++) {
       if (port !== params.controlPort && !ownPorts.has(port) && (await connect({ host: '127.0.0.1', port })) === 'connected') scan.push(port);
     }
-    // Chromium lists directories as links.
-    const procListing = await readInBrowser(client, 'file:///proc/', 'Array.from(document.querySelectorAll("a")).map((a) => a.textContent).join(" ")');
+    const procListing = await readInBrowser(client, 'file:///proc/', listing);
     return {
       control: await readInBrowser(client, 'file:///etc/hosts'),
       files,

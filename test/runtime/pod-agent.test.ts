@@ -100,10 +100,11 @@ describe('pod agent', function () {
     return { chromiumPid, userPid };
   }
 
-  /** The states of the processes in Chromium's process group, found from a renderer (its crash handlers keep groups of their own, asleep). */
+  /** The states of the processes in Chromium's process group, found from the browser process (its crash handlers keep groups of their own, asleep). */
   function chromiumGroupStates(podDir: string): string[] {
-    const renderer = processesUnder(podDir).find((p) => p.cmdline.includes('chromium') && p.cmdline.includes('--type=renderer'));
-    const group = renderer && processStat(renderer.pid)?.pgrp;
+    // The browser's own process names the pod's profile; its helpers need not (the headless shell's do not).
+    const browser = processesUnder(podDir).find((p) => p.cmdline.includes('--remote-debugging-port=') && !p.cmdline.includes('--type='));
+    const group = browser && processStat(browser.pid)?.pgrp;
     return group === undefined ? [] : livingGroupMembers(group).map((pid) => processStat(pid)?.state ?? 'gone');
   }
 

@@ -186,7 +186,8 @@ interface Bench {
 /** Starts a service with `project` published, measures on it, and stops it whatever the measuring did. */
 async function measureOn<T>(env: Record<string, string>, project: Record<string, string>, measure: (bench: Bench) => Promise<T>): Promise<T> {
   // The bench's clients poll every 2 ms on purpose (its polled figures): past the API's rate per project.
-  const svc = await startTestService({ BROWSERFN_API_RATE_PER_PROJECT: '0', ...env }, { captureLog: true });
+  // Pods on their own network, as `serve` runs them by default (the tests' services use the host's).
+  const svc = await startTestService({ BROWSERFN_API_RATE_PER_PROJECT: '0', BROWSERFN_SANDBOX_NETWORK: 'pasta', ...env }, { captureLog: true });
   try {
     const build = await publish(svc, writeProject(project));
     if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);

@@ -241,7 +241,10 @@ export class InvocationRun {
       void codeAhead.then(() => this.#user?.stdin?.end(), () => undefined);
       if (this.#codeFailure) this.#finish(this.#codeFailure.outcome, this.#codeFailure.errorLog);
     } else {
-      const bundle = this.#obtainArtifact(input).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
+      // Unpacked once the user process is spawned (or has failed to, which ends the run on its own):
+      // the unpacking holds this thread, and the process's start (Node's, beside the browser's) is the longer.
+      const spawned = userStarted.catch(() => undefined);
+      const bundle = spawned.then(() => this.#obtainArtifact(input)).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
       this.#failOnRejection(bundle, 'could not load the function bundle');
       const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
       this.#failOnRejection(handedOver, 'could not hand the function code to its process');

@@ -28,11 +28,25 @@ const result = await build({
   outExtension: { '.js': '.mjs' },
   metafile: true,
   logLevel: 'warning',
+  // chrome-remote-interface's own copy of the protocol (1.2 MB) is for `local: true` only; the agent's
+  // clients name theirs (no domains), so the copy is left out: about 5 ms less to compile at each start.
+  plugins: [
+    {
+      name: 'no-local-protocol',
+      setup(build) {
+        build.onResolve({ filter: /^\.\/protocol\.json$/ }, (args) => (args.importer.includes('chrome-remote-interface') ? { path: 'protocol.json', namespace: 'no-local-protocol' } : undefined));
+        build.onLoad({ filter: /.*/, namespace: 'no-local-protocol' }, () => ({ contents: '{}', loader: 'json' }));
+      },
+    },
+  ],
   // The packages in CommonJS call require(), which an ES module does not have.
   banner: { js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);" },
 });
 // The packages' files too: an install after the bundle was made (npm writes them anew) makes it stale.
-const inputs = Object.keys(result.metafile.inputs).map((input) => relative(podAgentDir, resolve(input)));
+// The stand-in for the protocol's copy is no file.
+const inputs = Object.keys(result.metafile.inputs)
+  .filter((input) => !input.startsWith('no-local-protocol:'))
+  .map((input) => relative(podAgentDir, resolve(input)));
 writeFileSync(join(podAgentDir, POD_AGENT_BUNDLE_INPUTS_FILE), JSON.stringify(inputs, null, 1));
 const chunks = readdirSync(partialDir).filter((file) => file !== POD_AGENT_BUNDLE_FILE);
 for (const old of readdirSync(podAgentDir)) if (old.startsWith(POD_AGENT_CHUNK_PREFIX) && !chunks.includes(old)) rmSync(join(podAgentDir, old));

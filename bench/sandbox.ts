@@ -5,7 +5,6 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumArguments } from '../src/runtime/chromium/local-chromium-provider.js';
-import { chromiumBuildOf } from '../src/config/chromium-build.js';
 import { codeMounts } from '../src/runtime/node-agent/code-mounts.js';
 import { hostIdBlock } from '../src/runtime/node-agent/host-ids.js';
 import { runsAsRoot, trialUid } from '../src/runtime/node-agent/pod-users.js';
@@ -63,7 +62,7 @@ export async function runSandboxBench(network: SandboxNetwork = 'pasta'): Promis
   const sandboxed = (command: string[]): [string, string[]] =>
     sandboxCommand({ network, forwardPorts: [], mounts: [...code.mounts, { source: work, target: '/work', writable: true }], command });
   let profile = 0;
-  const chromium = (dir: string, sandbox: boolean) => [CHROMIUM, ...chromiumArguments(`${dir}/profile-${profile++}`, undefined, 0, { sandbox, build: chromiumBuildOf(CHROMIUM) })];
+  const chromium = (dir: string, sandbox: boolean) => [CHROMIUM, ...chromiumArguments(`${dir}/profile-${profile++}`, undefined, 0, { sandbox, executablePath: CHROMIUM })];
   try {
     const rows: [string, number[], number[]][] = [
       ['trivial command (true) → exit', await measure(() => ['true', []]), await measure(() => sandboxed(['true']))],

@@ -2,8 +2,8 @@
 // upload): the rest of its body is read and dropped, as nginx's lingering close does, so a client
 // that sends its whole body before it reads the answer (most do; @browserbasehq/sdk's uploads got a
 // broken pipe in one call of two) gets the answer. A body still coming after a few seconds, or past
-// the size of the largest upload, is cut off with its connection: a client without a key pushed
-// 4.2 GB in 5 s over loopback.
+// 64 MiB (above the default largest upload, 50 MiB), is cut off with its connection: a client
+// without a key pushed 4.2 GB in 5 s over loopback.
 import type { IncomingMessage } from 'node:http';
 
 const LINGER_MS = 5000;

@@ -1,7 +1,7 @@
 // A request refused before its body has all arrived (no route, no key, too large): the client gets
 // the answer even when it sends its whole body before reading (as @browserbasehq/sdk's uploads and
 // most HTTP clients do), rather than a broken pipe; a body that keeps coming is cut off with its
-// connection after a while or past the largest upload, so a refused request cannot hold one for ever.
+// connection after a while or past 64 MiB, so a refused request cannot hold one for ever.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
@@ -89,7 +89,7 @@ describe('requests refused before their body arrived', function () {
     return { socket, answer: () => answer };
   }
 
-  it('cuts off a refused body past the largest upload (64 MiB), answering it first', async () => {
+  it('cuts off a refused body past 64 MiB (above the default largest upload), answering it first', async () => {
     const { socket, answer } = refusedUpload();
     const chunk = Buffer.alloc(1 << 20);
     let sent = 0;
@@ -139,4 +139,3 @@ describe('requests refused before their body arrived', function () {
     }
   });
 });
-

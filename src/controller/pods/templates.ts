@@ -10,7 +10,6 @@ import { memoryBytes } from '../../schemas/quantities.js';
 import { POD_TOKEN_KEY, podTokenSecretName } from './token-secret.js';
 import { chromiumArguments } from '../../runtime/chromium/local-chromium-provider.js';
 import { PodEnv } from '../../schemas/pod-env.js';
-import { chromiumBuildOf } from '../../config/chromium-build.js';
 
 export interface PodTemplateSettings {
   /** Node the pod is bound to (the local node agent's name); unset leaves it to a scheduler. */
@@ -24,7 +23,7 @@ export interface PodTemplateSettings {
   buildPodEnv?: Record<string, string>;
   /** Run Chromium as its own container of the browser pod (clusters); off: the agent launches it. */
   chromiumSidecar?: boolean;
-  /** The Chromium browser pods run (their BROWSERFN_CHROMIUM_PATH, the build's flags follow); unset: the image's. */
+  /** The Chromium browser pods run (their BROWSERFN_CHROMIUM_PATH; the sidecar's flags follow its build); unset: the image's. */
   chromiumPath?: string;
   /** A browser pod's memory limit and the size of its /dev/shm (quantities; unset: DEFAULT_BROWSER_MEMORY). */
   browserMemory?: BrowserMemory;
@@ -100,7 +99,7 @@ export function browserPodFor(
   pod.spec.containers.unshift({
     name: 'chromium',
     image: settings.image,
-    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, { build: settings.chromiumPath ? chromiumBuildOf(settings.chromiumPath) : undefined, ...(proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {}) })],
+    command: ['chromium', ...chromiumArguments('/work/chromium/profile', launch.viewport, `$(${cdpPort.name})`, { executablePath: settings.chromiumPath, ...(proxyPort ? { proxyServer: `http://127.0.0.1:$(${proxyPort.name})` } : {}) })],
     env: [cdpPort, ...(proxyPort ? [proxyPort] : []), ...chromiumPath, { name: 'HOME', value: '/work/chromium' }],
     resources: browserResources,
     securityContext: agent.securityContext,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { exitOf, killProcessGroup, signalProcessGroup, trackProcessGroup, describeExit } from '../sandbox/process-group.js';
 import type { BrowserProvider, BrowserRequest, LeasedBrowser } from './browser-provider.js';
 import { ChromiumStderr } from './chromium-stderr.js';
-import { chromiumBuildOf, type ChromiumBuild } from '../../config/chromium-build.js';
+import { chromiumBuildOf } from '../../config/chromium-build.js';
 
 export interface LocalChromiumOptions {
   executablePath: string;
@@ -25,14 +25,14 @@ const HEADLESS_WINDOW_FRAME_HEIGHT = 87;
 /**
  * Chromium's flags; `port` 0 picks a free port (a local launch), a fixed one serves a pod's sidecar.
  * `sandbox` keeps Chromium's own sandbox, which needs user namespaces (off: --no-sandbox);
- * `proxyServer` is the pod's session proxy every request goes through; `build` is the executable's
- * (chromium-build.ts), the full browser unless said.
+ * `proxyServer` is the pod's session proxy every request goes through; `executablePath` is the
+ * Chromium that will run them, whose build (chromium-build.ts) the window flags follow (unset: the full browser).
  */
 export function chromiumArguments(
   userDataDir: string,
   viewport?: BrowserRequest['viewport'],
   port: number | string = 0,
-  options: { sandbox?: boolean; proxyServer?: string; build?: ChromiumBuild } = {},
+  options: { sandbox?: boolean; proxyServer?: string; executablePath?: string } = {},
 ): string[] {
   const args = [
     '--headless',
@@ -63,7 +63,7 @@ export function chromiumArguments(
     // every window: each window is taller by the frame. A screen as large as the window, as a
     // maximized browser has: headless Chromium's own is 800x600 whatever the window, which pages
     // read (screen.width) and which no real browser shows. The headless shell's screen is its window.
-    if (options.build === 'headless-shell') {
+    if (options.executablePath && chromiumBuildOf(options.executablePath) === 'headless-shell') {
       args.push(`--window-size=${viewport.width},${viewport.height}`);
     } else {
       const windowHeight = viewport.height + HEADLESS_WINDOW_FRAME_HEIGHT;
@@ -81,8 +81,7 @@ export class LocalChromiumProvider implements BrowserProvider {
   async acquire(request: BrowserRequest): Promise<LeasedBrowser> {
     const userDataDir = join(request.workDir, 'profile');
     mkdirSync(userDataDir, { recursive: true });
-    const build = chromiumBuildOf(this.options.executablePath);
-    const args = chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox, proxyServer: request.proxyServer, build });
+    const args = chromiumArguments(userDataDir, request.viewport, 0, { sandbox: this.options.sandbox, proxyServer: request.proxyServer, executablePath: this.options.executablePath });
     const child = spawn(this.options.executablePath, args, {
       detached: true,
       stdio: ['ignore', 'ignore', 'pipe'],

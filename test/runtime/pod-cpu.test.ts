@@ -141,7 +141,10 @@ describe('pod CPU: a cpu cgroup per pod (embedded serve, warm pools)', function 
       // Held back, the pool says why (before: CpuBusy).
       throw new Error(`${err.message}; the pool's status: ${JSON.stringify((await otherPool())?.status)}`);
     });
-    assert.equal((await otherPool())?.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'Ready', JSON.stringify((await otherPool())?.status));
+    // The pool's status follows its members' on the controller's next pass.
+    const readyReason = async () => (await otherPool())?.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
+    await waitFor('the other pool to say Ready', async () => ((await readyReason()) === 'Ready' ? true : undefined), 30_000, 100).catch(() => undefined);
+    assert.equal(await readyReason(), 'Ready', JSON.stringify((await otherPool())?.status));
   });
 
   it('gives a claimed member its pod\'s weight for the invocation it serves', async () => {

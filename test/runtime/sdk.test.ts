@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RuntimeApiServer, type RuntimeReport } from '../../src/runtime/pod-agent/runtime-api-server.js';
@@ -64,7 +65,9 @@ describe('SDK defineFn', () => {
     ): Promise<RuntimeReport> {
       let resolveReport!: (report: RuntimeReport) => void;
       const reported = new Promise<RuntimeReport>((resolve) => (resolveReport = resolve));
-      const api = new RuntimeApiServer(
+      const api = new RuntimeApiServer();
+      const runtimeApi = await api.listen();
+      api.serve(
         {
           firstInvocation: async () => ({
             requestId: 'req-1',
@@ -80,7 +83,6 @@ describe('SDK defineFn', () => {
         },
         1024 * 1024,
       );
-      const runtimeApi = await api.listen();
       const settings: FunctionRuntimeSettings = { phase: 'runtime', runtimeApi, cwd, onFatal: () => undefined };
       try {
         await define(createFunctionRuntime(settings).defineFn, runtimeApi);
@@ -108,6 +110,28 @@ describe('SDK defineFn', () => {
         ctx: { session: { id: 'sess-1', connectUrl: 'ws://127.0.0.1:1/devtools/browser/x' }, secrets: { KEY: 'value' }, invocation: { id: 'inv-1', region: 'us-west-2' } },
         params: { q: 'x' },
       });
+    });
+
+    it('answers a poll sent before the agent serves the runtime API once it does (the code loader starts before the agent has loaded)', async () => {
+      const api = new RuntimeApiServer();
+      const runtimeApi = await api.listen();
+      try {
+        const answered = new Promise<{ status?: number; requestId: unknown; body: string }>((resolve, reject) => {
+          const request = get(`http://${runtimeApi}/2018-06-01/runtime/invocation/next`, (response) => {
+            let body = '';
+            response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode, requestId: response.headers['lambda-runtime-aws-request-id'], body }));
+          });
+          request.on('error', reject);
+        });
+        while (api.waitingRequests === 0) await new Promise((resolve) => setImmediate(resolve));
+        let polls = 0;
+        api.serve({ firstInvocation: async () => ({ requestId: 'req-early', deadlineMs: Date.now() + 10_000, event: { early: true } }), onPoll: () => polls++, onReport: () => undefined }, 1024);
+        assert.deepEqual(await answered, { status: 200, requestId: 'req-early', body: '{"early":true}' });
+        assert.equal(polls, 1);
+      } finally {
+        await api.close();
+      }
     });
 
     it('posts an empty body when the handler returns undefined', async () => {

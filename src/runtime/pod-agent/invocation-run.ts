@@ -1,12 +1,13 @@
 // One invocation in a browser pod, from input to report and the session's close. Chromium, the
 // recorder, the runtime API and the user process (the code loader) start first and need no
-// invocation: a warm pool member starts them, then waits to be claimed. The input and the artifact
+// invocation: a warm pool member starts them, then waits to be claimed; a cold pod's entry has
+// started the processes before the run exists (head-start.ts). The input and the artifact
 // follow; the user code's first `next` is answered once the input and the browser are there, and
 // the first of result / error / exit / timeout / termination decides. The outcome is reported
 // first; the session closes after it.
 import type { SessionProxy } from './session-proxy.js';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
 import { SessionRecorder, type SessionLogEntry } from '../cdp-recorder/session-recorder.js';
@@ -20,10 +21,8 @@ import { LogCollector } from '../sandbox/log-collector.js';
 import { captureProcessOutput, type CapturedOutput } from '../sandbox/output-capture.js';
 import { LOADER_READY_RECORD, type LoaderInstruction } from '../sandbox/channel.js';
 import { describeExit, processLives, type ExitStatus } from '../sandbox/process-group.js';
-import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
-import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
-import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
-import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../sandbox/code-loader-files.js';
+import type { PodLayout } from '../sandbox/pod-layout.js';
+import type { SandboxedProcess } from '../sandbox/sandboxed-process.js';
 import type { AgentSettings } from '../agent-common/agent-settings.js';
 import type { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
@@ -34,9 +33,10 @@ import { extractArchive, warmUpExtraction } from '../agent-common/safe-extract.j
 import { ARTIFACT_MAIN } from '../../build/artifact.js';
 import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
-import { isRuntimePackage, RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
+import { isRuntimePackage } from '../../schemas/runtime-packages.js';
 import { settledWithin } from '../agent-common/settled-within.js';
 import { warmUpHttpCalls } from './http-call-warm-up.js';
+import { startAhead, type HeadStart } from './head-start.js';
 
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
@@ -55,12 +55,20 @@ const LIVE_CHANNEL_DELAY_MS = 50;
 /** Where the invocation comes from: the input route (cold pods) or the assignment (pool members). */
 export type InputSource = () => Promise<unknown>;
 
+export interface InvocationRunOptions {
+  /** Where the invocation comes from; the input route by default. */
+  inputSource?: InputSource;
+  /** Processes started for this run before it existed; it starts them itself otherwise. */
+  headStart?: HeadStart;
+}
+
 export class InvocationRun {
   readonly #logs = new LogCollector(INVOCATION_LIMITS.logs);
   readonly #agentStartedAt = new Date();
   readonly #timers: NodeJS.Timeout[] = [];
-  readonly #launchAbort = new AbortController();
   readonly #outcome: Promise<InvocationOutcome>;
+  readonly #inputSource: InputSource;
+  readonly #headStart: HeadStart | undefined;
   #resolveOutcome!: (outcome: InvocationOutcome) => void;
   #settled = false;
   /** SIGTERM ended the run before its outcome: nothing is reported. */
@@ -110,8 +118,10 @@ export class InvocationRun {
     private readonly browsers: BrowserProvider,
     private readonly control: ControlPlaneClient,
     private readonly log: Logger,
-    private readonly inputSource: InputSource = () => control.getInput(),
+    options: InvocationRunOptions = {},
   ) {
+    this.#inputSource = options.inputSource ?? (() => control.getInput());
+    this.#headStart = options.headStart;
     this.#outcome = new Promise((resolve) => (this.#resolveOutcome = resolve));
     if (settings.echoConsole) {
       // Redacted like the report: the secrets are known once the input is, before the handler gets them.
@@ -151,17 +161,17 @@ export class InvocationRun {
   }
 
   #startPrepared(): Prepared {
-    const layout = podLayout(this.settings.podDir);
-    for (const dir of [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
     // The viewport comes with the pod spec, so the browser starts at once; a proxied one once its session proxy listens.
     // Loaded only then: the proxy library is not on the path of a pod without one.
     const { proxyPort } = this.settings;
+    const { layout, api, user, browser: launched, launchAbort } =
+      this.#headStart ?? startAhead(this.settings, this.agentEnv, proxyPort === undefined ? this.browsers : undefined);
     const sessionProxy = proxyPort === undefined ? undefined : import('./session-proxy.js').then(({ SessionProxy }) => SessionProxy.start(proxyPort));
     if (sessionProxy) {
       this.#failOnRejection(sessionProxy, 'could not start the session proxy');
       this.#sessionProxyStart = sessionProxy;
     }
-    const browser = Promise.resolve(sessionProxy).then((proxy) => this.#launchBrowser(layout.browserDir, proxy?.url));
+    const browser = this.#adoptBrowser(launched ?? Promise.resolve(sessionProxy).then((proxy) => this.#launchBrowser(layout.browserDir, proxy?.url, launchAbort.signal)));
     this.#failOnRejection(browser, 'could not start the browser');
     // The code's first `next` waits for the invocation: code loaded ahead asks before it is claimed.
     let giveInput!: (input: Promise<InvocationInput>) => void;
@@ -169,7 +179,7 @@ export class InvocationRun {
     input.catch(() => undefined);
     let codeAsked!: () => void;
     const asked = new Promise<void>((resolve) => (codeAsked = resolve));
-    const api = new RuntimeApiServer(
+    api.serve(
       {
         firstInvocation: () => this.#serve(input, browser, recorder),
         onPoll: () => {
@@ -181,7 +191,7 @@ export class InvocationRun {
       },
       INVOCATION_LIMITS.maxResultBytes,
     );
-    const userProcess = api.listen().then((runtimeApi) => this.#startUserProcess(layout, runtimeApi));
+    const userProcess = user.then((started) => this.#adoptUserProcess(started));
     // Its failures end the run through the browser's and the user process's own promises.
     const browserTold = Promise.all([browser, userProcess]).then(([leased]) => this.#instructLoader({ browser: leased.wsEndpoint }));
     browserTold.catch(() => undefined);
@@ -203,7 +213,7 @@ export class InvocationRun {
     const started = Promise.all([browser, recorder.then((attached) => attached.settled()), packagesLoaded, extractionWarmed, httpCallsWarmed, codeAhead?.asked]).then(() => undefined);
     const ready = Promise.race([started, new Promise<void>((resolve) => (this.#onCodeFailure = resolve))]);
     ready.catch(() => undefined);
-    return { layout, api, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead?.instructed, setInput: giveInput };
+    return { layout, api, launchAbort, ready, userStarted: userProcess.then(() => undefined), browserTold, codeAhead: codeAhead?.instructed, setInput: giveInput };
   }
 
   /** A pool member whose pod names an artifact loads that code before it is claimed (the pool's preloadArtifact). */
@@ -230,7 +240,7 @@ export class InvocationRun {
     void this.prepare();
     this.#claimedAt = new Date();
     const { layout, userStarted, browserTold, codeAhead, setInput } = this.#prepared!;
-    const input = Promise.resolve().then(this.inputSource).then(parseInvocationInput).then((value) => this.#runsLoadedCode(value, codeAhead !== undefined));
+    const input = Promise.resolve().then(this.#inputSource).then(parseInvocationInput).then((value) => this.#runsLoadedCode(value, codeAhead !== undefined));
     setInput(input);
     void input.then((value) => (this.#redact = createRedactor(value.secrets)), () => undefined);
     void Promise.all([input, this.#sessionProxyStart]).then(([value, proxy]) => proxy?.route(value.sessionConfig, value.browserProxy), () => undefined);
@@ -292,16 +302,20 @@ export class InvocationRun {
     await this.tearDown();
   }
 
-  #launchBrowser(workDir: string, proxyServer: string | undefined): Promise<LeasedBrowser> {
+  #launchBrowser(workDir: string, proxyServer: string | undefined, signal: AbortSignal): Promise<LeasedBrowser> {
     if (this.#settled) throw new Error('invocation already ended');
-    this.#browserLaunch = this.browsers.acquire({ workDir, viewport: this.settings.viewport, proxyServer, signal: this.#launchAbort.signal });
-    void this.#browserLaunch.then((leased) => {
+    return this.browsers.acquire({ workDir, viewport: this.settings.viewport, proxyServer, signal });
+  }
+
+  #adoptBrowser(launch: Promise<LeasedBrowser>): Promise<LeasedBrowser> {
+    this.#browserLaunch = launch;
+    void launch.then((leased) => {
       this.log.info({ chromiumPid: leased.pid, wsEndpoint: leased.wsEndpoint }, 'browser ready');
       this.#browser = leased;
       // The session is the browser: once it is gone nothing the handler does can succeed, and it is not the handler's fault.
       void leased.exited?.then((how) => this.#finish(failed('INTERNAL_ERROR', `The browser ${how} during the invocation`)));
     }, () => undefined);
-    return this.#browserLaunch;
+    return launch;
   }
 
   #startRecorder(browser: LeasedBrowser): Promise<SessionRecorder> {
@@ -372,25 +386,16 @@ export class InvocationRun {
   }
 
   /**
-   * The code loader, which imports the bundle once told where it is (#loadCode) and is told the
-   * browser's address too (#instructLoader). Resolves once it has loaded the runtime packages.
+   * The code loader (head-start.ts), which imports the bundle once told where it is (#loadCode) and
+   * is told the browser's address too (#instructLoader). Resolves once it has loaded the runtime
+   * packages. One started for a run that has ended already is killed.
    */
-  #startUserProcess(layout: PodLayout, runtimeApi: string): { loaded: Promise<void> } {
-    if (this.#settled) return { loaded: Promise.resolve() };
-    const runtimeModules = linkRuntimeModules(this.settings.podDir, this.settings.runtimeModulesDir);
-    const user = startSandboxedProcess({
-      script: CODE_LOADER_PATH,
-      args: [layout.codeDir, RUNTIME_PACKAGES.join(','), ...(this.settings.poolMember ? [this.settings.preload.join(',')] : [])],
-      cwd: layout.appDir,
-      writable: [layout.appDir, layout.homeDir, layout.tmpDir],
-      homeDir: layout.homeDir,
-      tmpDir: layout.tmpDir,
-      readable: [...CODE_LOADER_SUPPORT_PATHS, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
-      env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
-      agentEnv: this.agentEnv,
-      stdin: true,
-    });
+  #adoptUserProcess(user: SandboxedProcess): { loaded: Promise<void> } {
     this.#user = user;
+    if (this.#settled) {
+      void this.#killUser();
+      return { loaded: Promise.resolve() };
+    }
     this.log.info({ userPid: user.pid, permissionModel: user.permissionModel }, 'function process started');
     let loaderReady!: () => void;
     const loaded = new Promise<void>((resolve) => (loaderReady = resolve));
@@ -553,7 +558,7 @@ export class InvocationRun {
   async #stopUserCode(): Promise<void> {
     for (const timer of this.#timers) clearTimeout(timer);
     this.#liveChannel?.close();
-    this.#launchAbort.abort();
+    this.#prepared?.launchAbort.abort();
     // The handler's report came over the runtime API after everything it wrote was in the pipes
     // (Node writes to pipes synchronously on Linux, console to the channel with writeSync), so
     // the frozen process's pipes need not close. But the report may be read first in a turn of the
@@ -638,6 +643,8 @@ export class InvocationRun {
 interface Prepared {
   layout: PodLayout;
   api: RuntimeApiServer;
+  /** Gives up the browser's launch while it is under way. */
+  launchAbort: AbortController;
   /** Browser, recorder and user process up (the runtime packages loaded). */
   ready: Promise<void>;
   /** The user process exists (it can be handed its bundle). */

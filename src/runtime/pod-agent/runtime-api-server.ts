@@ -1,6 +1,7 @@
 // The Lambda-style runtime API the user process polls (AWS_LAMBDA_RUNTIME_API). One invocation per
 // pod: the first `next` is answered once the invocation is ready, every later one is held open
-// until the pod ends (the process is killed after its result is in).
+// until the pod ends (the process is killed after its result is in). It listens before the run
+// that serves it exists (head-start.ts): requests that come before the run gives it its handlers wait.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -30,21 +31,17 @@ export interface RuntimeApiHandlers {
 
 export class RuntimeApiServer {
   readonly #server: Server;
-  readonly #handlers: RuntimeApiHandlers;
-  readonly #maxBodyBytes: number;
+  #handlers: RuntimeApiHandlers | undefined;
+  #maxBodyBytes = 0;
+  /** Requests that came before serve(). */
+  readonly #waiting: [IncomingMessage, ServerResponse][] = [];
   #served: ServedInvocation | undefined;
   #polled = false;
 
-  constructor(handlers: RuntimeApiHandlers, maxBodyBytes: number) {
-    this.#handlers = handlers;
-    this.#maxBodyBytes = maxBodyBytes;
+  constructor() {
     this.#server = createServer((request, response) => {
-      // Whatever the user process sends, the agent keeps running: a bad request is answered, never thrown.
-      try {
-        this.#route(request, response);
-      } catch (error) {
-        if (!response.headersSent) sendJson(response, 400, { errorMessage: `bad request: ${(error as Error).message}`, errorType: 'InvalidRequest' });
-      }
+      if (this.#handlers) this.#answer(request, response, this.#handlers);
+      else this.#waiting.push([request, response]);
     });
     // Its one client is the pod's user process, whose handler may hold its event loop for minutes
     // (a big synchronous parse): Node's 5 s would close the kept-alive connection meanwhile, and the
@@ -62,16 +59,37 @@ export class RuntimeApiServer {
     return `127.0.0.1:${port}`;
   }
 
+  /** Requests waiting for serve(). */
+  get waitingRequests(): number {
+    return this.#waiting.length;
+  }
+
+  /** Starts answering, the requests that waited first; a result's body may be `maxBodyBytes` long. */
+  serve(handlers: RuntimeApiHandlers, maxBodyBytes: number): void {
+    this.#handlers = handlers;
+    this.#maxBodyBytes = maxBodyBytes;
+    for (const [request, response] of this.#waiting.splice(0)) this.#answer(request, response, handlers);
+  }
+
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#server.closeAllConnections();
     await closed;
   }
 
-  #route(request: IncomingMessage, response: ServerResponse): void {
+  #answer(request: IncomingMessage, response: ServerResponse, handlers: RuntimeApiHandlers): void {
+    // Whatever the user process sends, the agent keeps running: a bad request is answered, never thrown.
+    try {
+      this.#route(request, response, handlers);
+    } catch (error) {
+      if (!response.headersSent) sendJson(response, 400, { errorMessage: `bad request: ${(error as Error).message}`, errorType: 'InvalidRequest' });
+    }
+  }
+
+  #route(request: IncomingMessage, response: ServerResponse, handlers: RuntimeApiHandlers): void {
     const path = (request.url ?? '').split('?')[0];
-    if (request.method === 'GET' && path === `${PREFIX}/invocation/next`) return this.#next(response);
-    if (request.method === 'POST' && path === `${PREFIX}/init/error`) return this.#receive(request, response, 'init-error');
+    if (request.method === 'GET' && path === `${PREFIX}/invocation/next`) return this.#next(response, handlers);
+    if (request.method === 'POST' && path === `${PREFIX}/init/error`) return this.#receive(request, response, 'init-error', handlers);
     const result = request.method === 'POST' ? RESULT_PATH.exec(path) : null;
     if (result) {
       const requestId = safeDecode(result[1]);
@@ -79,16 +97,16 @@ export class RuntimeApiServer {
       if (!this.#served || requestId !== this.#served.requestId) {
         return sendJson(response, 400, { errorMessage: 'unknown request ID', errorType: 'InvalidRequestID' });
       }
-      return this.#receive(request, response, result[2] as 'response' | 'error');
+      return this.#receive(request, response, result[2] as 'response' | 'error', handlers);
     }
     sendJson(response, 404, { errorMessage: `no route ${request.method} ${path}`, errorType: 'NotFound' });
   }
 
-  #next(response: ServerResponse): void {
+  #next(response: ServerResponse, handlers: RuntimeApiHandlers): void {
     if (this.#polled) return; // later polls: held until the pod ends
     this.#polled = true;
-    this.#handlers.onPoll();
-    this.#handlers.firstInvocation().then(
+    handlers.onPoll();
+    handlers.firstInvocation().then(
       (served) => {
         this.#served = served;
         const body = JSON.stringify(served.event);
@@ -104,7 +122,7 @@ export class RuntimeApiServer {
     );
   }
 
-  #receive(request: IncomingMessage, response: ServerResponse, route: 'response' | 'error' | 'init-error'): void {
+  #receive(request: IncomingMessage, response: ServerResponse, route: 'response' | 'error' | 'init-error', handlers: RuntimeApiHandlers): void {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -115,10 +133,10 @@ export class RuntimeApiServer {
     });
     request.on('end', () => {
       if (tooLarge) {
-        this.#handlers.onReport({ kind: 'too-large', route, limitBytes: this.#maxBodyBytes });
+        handlers.onReport({ kind: 'too-large', route, limitBytes: this.#maxBodyBytes });
         return sendJson(response, 413, { errorMessage: `payload over ${this.#maxBodyBytes} bytes`, errorType: 'RequestTooLarge' });
       }
-      this.#handlers.onReport({ kind: route, body: Buffer.concat(chunks).toString('utf8') });
+      handlers.onReport({ kind: route, body: Buffer.concat(chunks).toString('utf8') });
       sendJson(response, 202, { status: 'OK' });
     });
   }

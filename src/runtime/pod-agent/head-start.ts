@@ -1,0 +1,78 @@
+// What a pod's run waits on longest, started before the run exists: the code loader's process,
+// whose Node start is the longest step of a cold invocation, and an unproxied local browser. A cold
+// pod's entry (main.ts) starts them before it imports the agent's code (about 40 ms of import, and
+// the agent's set-up after it); the run adopts them (InvocationRun), and starts them itself when no
+// entry did (a pool member, whose start is off any invocation's path).
+import { mkdirSync } from 'node:fs';
+import { readAgentSettings, type AgentSettings } from '../agent-common/agent-settings.js';
+import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
+import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
+import { podLayout, type PodLayout } from '../sandbox/pod-layout.js';
+import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
+import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
+import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../sandbox/code-loader-files.js';
+import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
+import { RuntimeApiServer } from './runtime-api-server.js';
+
+export interface HeadStart {
+  layout: PodLayout;
+  /** Listening for the code loader, which it answers once the run serves it. */
+  api: RuntimeApiServer;
+  /** The code loader's process, spawned once the runtime API listens. */
+  user: Promise<SandboxedProcess>;
+  /** The browser's launch, when started here. */
+  browser: Promise<LeasedBrowser> | undefined;
+  /** Gives up a launch still under way (and kills what it started): the run's launches take it too. */
+  launchAbort: AbortController;
+}
+
+/** A cold pod's head start, from the agent's environment; none when that is wrong (the agent says how). */
+export function startColdPodAhead(env: NodeJS.ProcessEnv): HeadStart | undefined {
+  let settings: AgentSettings;
+  try {
+    settings = readAgentSettings(env);
+  } catch {
+    return undefined;
+  }
+  // A sidecar's browser starts as its own container; a proxied one once the run's session proxy listens.
+  const launchesHere = settings.sidecarCdpPort === undefined && settings.proxyPort === undefined;
+  return startAhead(settings, env, launchesHere ? localBrowsers(settings) : undefined);
+}
+
+/** Browsers launched in the pod, as its settings say. */
+export function localBrowsers(settings: AgentSettings): LocalChromiumProvider {
+  return new LocalChromiumProvider({ executablePath: settings.chromiumPath, sandbox: settings.chromiumSandbox });
+}
+
+/**
+ * Starts the code loader and, with `browsers` given, the browser. Their failures are the run's to
+ * report: until it adopts them, none is an unhandled rejection.
+ */
+export function startAhead(settings: AgentSettings, agentEnv: NodeJS.ProcessEnv, browsers?: BrowserProvider): HeadStart {
+  const layout = podLayout(settings.podDir);
+  for (const dir of [layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, layout.browserDir]) mkdirSync(dir, { recursive: true });
+  const launchAbort = new AbortController();
+  const browser = browsers?.acquire({ workDir: layout.browserDir, viewport: settings.viewport, signal: launchAbort.signal });
+  browser?.catch(() => undefined);
+  const api = new RuntimeApiServer();
+  const user = api.listen().then((runtimeApi) => startCodeLoader(settings, layout, runtimeApi, agentEnv));
+  user.catch(() => undefined);
+  return { layout, api, user, browser, launchAbort };
+}
+
+/** The code loader, which imports the bundle once told where it is (InvocationRun) and loads the runtime packages meanwhile. */
+function startCodeLoader(settings: AgentSettings, layout: PodLayout, runtimeApi: string, agentEnv: NodeJS.ProcessEnv): SandboxedProcess {
+  const runtimeModules = linkRuntimeModules(settings.podDir, settings.runtimeModulesDir);
+  return startSandboxedProcess({
+    script: CODE_LOADER_PATH,
+    args: [layout.codeDir, RUNTIME_PACKAGES.join(','), ...(settings.poolMember ? [settings.preload.join(',')] : [])],
+    cwd: layout.appDir,
+    writable: [layout.appDir, layout.homeDir, layout.tmpDir],
+    homeDir: layout.homeDir,
+    tmpDir: layout.tmpDir,
+    readable: [...CODE_LOADER_SUPPORT_PATHS, layout.codeDir, layout.appDir, layout.homeDir, layout.tmpDir, ...runtimeModules],
+    env: { AWS_LAMBDA_RUNTIME_API: runtimeApi, BB_FUNCTIONS_PHASE: 'runtime' },
+    agentEnv,
+    stdin: true,
+  });
+}

@@ -187,7 +187,8 @@ interface Bench {
 async function measureOn<T>(env: Record<string, string>, project: Record<string, string>, measure: (bench: Bench) => Promise<T>): Promise<T> {
   // The bench's clients poll every 2 ms on purpose (its polled figures): past the API's rate per project.
   // Pods on their own network, as `serve` runs them by default (the tests' services use the host's).
-  const svc = await startTestService({ BROWSERFN_API_RATE_PER_PROJECT: '0', BROWSERFN_SANDBOX_NETWORK: 'pasta', ...env }, { captureLog: true });
+  // The service is given the build sessions run: a test service reads its settings from what it is given alone.
+  const svc = await startTestService({ BROWSERFN_API_RATE_PER_PROJECT: '0', BROWSERFN_SANDBOX_NETWORK: 'pasta', BROWSERFN_CHROMIUM_PATH: SESSION_CHROMIUM, ...env }, { captureLog: true });
   try {
     const build = await publish(svc, writeProject(project));
     if (build.status !== 'COMPLETED') throw new Error(`bench build failed: ${JSON.stringify(build.cause)}`);
@@ -260,11 +261,24 @@ async function poolReady(svc: TestService): Promise<void> {
   }, 120_000, 20);
 }
 
-/** `RUNS` invocations one at a time (after one that warms the OS caches); warm ones each start on a ready member of a settled pool. */
+/**
+ * No pod of an earlier invocation left: its session's end (the recording's encoding, the browser's
+ * kill, its folder's removal) takes both cores for a few hundred milliseconds after COMPLETED, and
+ * a cold start measured meanwhile was 70-100 ms slower (docs/pools-measurements.md, twenty-fourth session).
+ */
+async function earlierPodsGone(svc: TestService): Promise<void> {
+  const pods = svc.service.cluster.resource<PodObject>(Kinds.Pod);
+  await waitFor('no pod of an earlier invocation', async () => ((await pods.list('default', { labelSelector: Labels.invocationName })).items.length === 0 ? true : undefined), 120_000, 20);
+}
+
+/**
+ * `RUNS` invocations one at a time (after one that warms the OS caches): warm ones each start on a
+ * ready member of a settled pool, cold ones once the pod of the one before is gone.
+ */
 async function sequential(bench: Bench, warm: boolean, name = 'eval'): Promise<Timed[]> {
   const runs: Timed[] = [];
   for (let i = 0; i < RUNS + 1; i += 1) {
-    if (warm) await poolReady(bench.svc);
+    await (warm ? poolReady(bench.svc) : earlierPodsGone(bench.svc));
     const timed = await invokeTimed(bench, name);
     if (timed.results !== 2) throw new Error(`bench handler returned ${JSON.stringify(timed.results)}`);
     if (i > 0) runs.push(timed);
@@ -360,7 +374,10 @@ export async function runInvocationBench(): Promise<void> {
   const { coldRuns, coldUnpolled, coldLoad } = await measureOn({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) }, EVAL_PROJECT, async (cold) => {
     const coldRuns = await sequential(cold, false);
     const coldUnpolled: Unpolled[] = [];
-    for (let i = 0; i < RUNS; i += 1) coldUnpolled.push(await invokeUnpolled(cold, 'eval'));
+    for (let i = 0; i < RUNS; i += 1) {
+      await earlierPodsGone(cold.svc);
+      coldUnpolled.push(await invokeUnpolled(cold, 'eval'));
+    }
     return { coldRuns, coldUnpolled, coldLoad: await backToBack(cold, POOL_N) };
   });
 

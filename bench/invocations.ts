@@ -1,6 +1,6 @@
 // Invocation start-up, side by side in one run on the same machine: a bare Chromium launch to
 // CDP-ready (the baseline: the full browser, as the targets were set against it; and the build
-// sessions run when BROWSERFN_CHROMIUM_PATH names another, bare too), cold invocations (pools off), warm invocations (a ready pool member
+// sessions run, the headless shell by default, bare too), cold invocations (pools off), warm invocations (a ready pool member
 // claimed), where the time goes before the handler starts, the handler's CDP round trip to its
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
 // memory one idle pool member holds; warm invocations whose handler uses Playwright or Puppeteer, on
@@ -25,10 +25,10 @@ import { startTestService, waitFor, type TestService } from '../test/support/ser
 import { writeProject } from '../test/support/projects.js';
 import { publish } from '../test/support/publish.js';
 import { processTreeOf } from '../test/support/processes.js';
-import { chromiumBuildOf } from '../src/config/chromium-build.js';
+import { chromiumBuildOf, defaultChromiumPath } from '../src/config/chromium-build.js';
 
 /** The build sessions run, as the service picks it; the full browser the targets are measured against. */
-const SESSION_CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium';
+const SESSION_CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH || defaultChromiumPath();
 const FULL_CHROMIUM = chromiumBuildOf(SESSION_CHROMIUM) === 'chromium' ? SESSION_CHROMIUM : '/usr/bin/chromium';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);

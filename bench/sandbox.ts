@@ -5,6 +5,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromiumArguments } from '../src/runtime/chromium/local-chromium-provider.js';
+import { defaultChromiumPath } from '../src/config/chromium-build.js';
 import { codeMounts } from '../src/runtime/node-agent/code-mounts.js';
 import { hostIdBlock } from '../src/runtime/node-agent/host-ids.js';
 import { runsAsRoot, trialUid } from '../src/runtime/node-agent/pod-users.js';
@@ -13,7 +14,7 @@ import { detectSandboxSupport } from '../src/runtime/sandbox/sandbox-support.js'
 import { percentile } from './invocations.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH || defaultChromiumPath();
 const DEVTOOLS_LINE = /DevTools listening on ws:\/\//;
 /** A uid of the pod range the bench runs sandboxes as when it is root (as the node agent would). */
 const BENCH_UID = runsAsRoot() ? trialUid(hostIdBlock(0).podUids) - 1 : undefined;

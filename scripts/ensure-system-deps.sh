@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages browserfn needs when they are missing: Debian's chromium and its
-# headless shell (which BROWSERFN_CHROMIUM_PATH may name instead, and the tests run too); bubblewrap
+# headless shell (the build sessions run by default, src/config/chromium-build.ts); bubblewrap
 # and passt (pasta), with which `serve` runs each pod in a sandbox of its own; ffmpeg, which encodes
 # session recordings.
 set -euo pipefail
@@ -34,7 +34,7 @@ MSG
   exit 1
 fi
 if [[ " ${missing[*]} " == *" chromium-headless-shell "* ]]; then
-  echo "browserfn: Debian's chromium-headless-shell not found: BROWSERFN_CHROMIUM_PATH cannot name it, and its tests do not run. Install with: sudo apt-get install chromium-headless-shell" >&2
+  echo "browserfn: Debian's chromium-headless-shell not found: sessions run the full Chromium, which starts about twice as slowly. Install with: sudo apt-get install chromium-headless-shell" >&2
 fi
 if [[ " ${missing[*]} " == *" ffmpeg "* ]]; then
   echo "browserfn: ffmpeg not found: sessions will not be recorded as video. Install with: sudo apt-get install ffmpeg" >&2

@@ -103,6 +103,11 @@ if [[ "$proxy_refs" == 2 ]] && grep -q 'secretKeyRef: { name: browserfn-browser-
   ! grep -q 'BROWSERFN_BROWSER_PROXY' "$WORK/default.yaml"; then pass
 else fail "the values-full render does not read BROWSERFN_BROWSER_PROXY from its Secret in the API and the operator (found it $proxy_refs times), or the default render names it"; fi
 
+# The Chromium build sessions run: the image's headless shell by default, the full browser when chosen.
+if grep -q 'BROWSERFN_CHROMIUM_PATH: "/usr/lib/chromium/chromium-headless-shell"' "$WORK/default.yaml" &&
+  grep -q 'BROWSERFN_CHROMIUM_PATH: "/usr/bin/chromium"' "$WORK/values-full.yaml"; then pass
+else fail "the default render does not run the headless shell, or the values-full render (browserPods.chromiumBuild: chromium) not the full browser"; fi
+
 # /metrics asks for a bearer token: the API and the operator read it from the chart's Secret, and the ServiceMonitor sends it.
 metrics_refs="$(grep -c 'name: BROWSERFN_METRICS_TOKEN$' "$WORK/default.yaml")"
 if [[ "$metrics_refs" == 2 ]] && grep -q 'valueFrom: { secretKeyRef: { name: bfn-browserfn-metrics-token, key: token } }' "$WORK/default.yaml" &&
@@ -153,6 +158,7 @@ bad_value "'10.0.0.0' does not match pattern" --set 'networkPolicy.blockedCIDRs[
 bad_value "warmPool.size must not exceed warmPool.maxSize" --set warmPool.size=9
 bad_value "browserPods.shmSizeMB must not exceed browserPods.memoryLimitMB" --set browserPods.shmSizeMB=4096
 bad_value "at '/browserPods/memoryLimitMB': minimum: got 32, want 64" --set browserPods.memoryLimitMB=32
+bad_value "at '/browserPods/chromiumBuild': value must be one of 'headless-shell', 'chromium'" --set browserPods.chromiumBuild=firefox
 
 # --- 6 and 7 on the test API server: namespaces of this run, the ServiceMonitor left out (no CRD there)
 kubectl create namespace "$NS_DEFAULT" >/dev/null && kubectl create namespace "$NS_FULL" >/dev/null &&

@@ -78,7 +78,7 @@ umoci config --image "$layout:$version" \
   --config.workingdir /home/browserfn \
   --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --config.env HOME=/home/browserfn \
-  --config.env BROWSERFN_CHROMIUM_PATH=/usr/bin/chromium \
+  --config.env BROWSERFN_CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell \
   --config.label org.opencontainers.image.title=browserfn \
   --config.label "org.opencontainers.image.version=$version" \
   --config.label org.opencontainers.image.licenses=Apache-2.0 \

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { totalmem } from 'node:os';
 import { boolValue, intValue, ipValue, numberValue, oneOfValue } from './env-values.js';
+import { defaultChromiumPath } from './chromium-build.js';
 
 export interface ApiKeyBinding {
   key: string;
@@ -209,7 +210,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
       maxQueued: intValue(env.BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT, 'BROWSERFN_MAX_QUEUED_INVOCATIONS_PER_PROJECT', 1000, 1, 1_000_000),
     },
     maxConcurrentBuilds: intValue(env.BROWSERFN_MAX_CONCURRENT_BUILDS, 'BROWSERFN_MAX_CONCURRENT_BUILDS', 2, 1, 100),
-    chromiumPath: env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium',
+    chromiumPath: env.BROWSERFN_CHROMIUM_PATH || defaultChromiumPath(),
     npmCacheDir: resolve(env.BROWSERFN_NPM_CACHE ?? join(dataDir, 'npm-cache')),
     controlUrl: env.BROWSERFN_CONTROL_URL,
     podIP: ipValue(env.BROWSERFN_POD_IP, 'BROWSERFN_POD_IP'),

@@ -131,10 +131,17 @@ if (unavailable) {
       assert.equal(result.stdout, 'let answer=42;\n');
     });
 
+    it('has both Chromium builds, and names the headless shell the one sessions run', async function () {
+      const result = await start(['sh', '-c', 'test -x /usr/bin/chromium && test -x "$BROWSERFN_CHROMIUM_PATH" && echo "$BROWSERFN_CHROMIUM_PATH"'], ['HOME=/work']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.trim(), '/usr/lib/chromium/chromium-headless-shell');
+    });
+
     it('starts Chromium headless with the pods\' flags, printing its DevTools endpoint', async function () {
       let endpoint = '';
-      // As the browser pod's Chromium sidecar runs it (src/controller/pods/templates.ts).
-      const result = await start(['chromium', ...chromiumArguments('/work/chromium/profile')], ['HOME=/work/chromium'], (stderr, stop) => {
+      // As the browser pod's Chromium sidecar runs it (src/controller/pods/templates.ts): the image's
+      // `chromium` command runs the build its BROWSERFN_CHROMIUM_PATH names.
+      const result = await start(['chromium', ...chromiumArguments('/work/chromium/profile', undefined, 0, { executablePath: '/usr/lib/chromium/chromium-headless-shell' })], ['HOME=/work/chromium'], (stderr, stop) => {
         const match = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
         if (match && !endpoint) {
           endpoint = match[1];

@@ -1,22 +1,21 @@
 // The browser a pod gets: a fresh Chromium whose first page is ready, and nothing else of the
 // desktop browser's UI running beside it (the omnibox popup's WebUI renderer cost about 1.4 s of
 // CPU in the second after every start, competing with the invocation it was started for), and
-// nothing over its first page that other pages lack. Both builds an operator may choose
-// (src/config/chromium-build.ts): the full browser, and Debian's headless shell, which `make test` installs.
+// nothing over its first page that other pages lack. Both builds: the headless shell sessions run by
+// default and the full browser an operator may choose (src/config/chromium-build.ts).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import CDP from 'chrome-remote-interface';
 import { LocalChromiumProvider } from '../../src/runtime/chromium/local-chromium-provider.js';
-import { chromiumBuildOf } from '../../src/config/chromium-build.js';
+import { chromiumBuildOf, defaultChromiumPath } from '../../src/config/chromium-build.js';
 import { processLives } from '../../src/runtime/sandbox/process-group.js';
 import { assertNoProcessesUnder } from '../support/processes.js';
 
-const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
-const BROWSERS = [...new Set([process.env.BROWSERFN_CHROMIUM_PATH || '/usr/bin/chromium', ...(existsSync(HEADLESS_SHELL) ? [HEADLESS_SHELL] : [])])];
+const BROWSERS = [...new Set([process.env.BROWSERFN_CHROMIUM_PATH || defaultChromiumPath(), '/usr/bin/chromium'])];
 
 /** A pod browser launched with `viewport`, and a client connected to it, for `use`; both gone after. */
 async function withBrowser(CHROMIUM: string, viewport: { width: number; height: number }, use: (client: CDP.Client) => Promise<void>): Promise<void> {

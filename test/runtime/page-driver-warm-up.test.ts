@@ -11,8 +11,9 @@ import * as puppeteer from 'puppeteer-core';
 import { LocalChromiumProvider } from '../../src/runtime/chromium/local-chromium-provider.js';
 import type { LeasedBrowser } from '../../src/runtime/chromium/browser-provider.js';
 import { warmUpPageDrivers } from '../../src/runtime/sandbox/page-driver-warm-up.js';
+import { defaultChromiumPath } from '../../src/config/chromium-build.js';
 
-const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.BROWSERFN_CHROMIUM_PATH || defaultChromiumPath();
 const BOTH = [
   { name: 'playwright-core' as const, module: playwright },
   { name: 'puppeteer-core' as const, module: puppeteer },

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { defaultRuntimeModulesDir } from '../sandbox/runtime-modules.js';
 import { RUNTIME_PACKAGES, isRuntimePackage, type RuntimePackage } from '../../schemas/runtime-packages.js';
 import { PodEnv } from '../../schemas/pod-env.js';
+import { defaultChromiumPath } from '../../config/chromium-build.js';
 
 export interface AgentSettings {
   controlUrl: string;
@@ -67,7 +68,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     podName: env[PodEnv.podName] as string,
     podToken: env[PodEnv.podToken] as string,
     podDir,
-    chromiumPath: env[PodEnv.chromiumPath] || '/usr/bin/chromium',
+    chromiumPath: env[PodEnv.chromiumPath] || defaultChromiumPath(),
     ffmpegPath: env.BROWSERFN_FFMPEG_PATH || '/usr/bin/ffmpeg',
     chromiumSandbox: env[PodEnv.chromiumSandbox] === '1',
     runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),

@@ -19,7 +19,7 @@ import { bundleEntry, COMMONJS_BANNER, SDK_ENTRY_PATH } from '../src/build/bundl
 import { RUNTIME_PACKAGES } from '../src/schemas/runtime-packages.js';
 import { optionalRequirePlugin } from '../src/build/bundle-optional-require.js';
 import { extractArchive } from '../src/runtime/agent-common/safe-extract.js';
-import { ARTIFACT_LIMITS } from '../src/runtime/pod-agent/limits.js';
+import { ARTIFACT_LIMITS } from '../src/runtime/pod-agent/artifact-limits.js';
 import { defaultRuntimeModulesDir, linkRuntimeModules } from '../src/runtime/sandbox/runtime-modules.js';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/projects/', import.meta.url));

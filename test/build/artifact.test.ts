@@ -10,7 +10,7 @@ import { ARTIFACT_MAIN, compiledEntryPath, packArtifact, pruneRuntimePackages, w
 import { extractArchive } from '../../src/runtime/agent-common/safe-extract.js';
 import { defaultRuntimeModulesDir } from '../../src/runtime/sandbox/runtime-modules.js';
 import { replacedVersionWarnings } from '../../src/build/runtime-versions.js';
-import { ARTIFACT_LIMITS } from '../../src/runtime/pod-agent/limits.js';
+import { ARTIFACT_LIMITS } from '../../src/runtime/pod-agent/artifact-limits.js';
 
 describe('build artifact (the installed tree)', () => {
   let root: string;

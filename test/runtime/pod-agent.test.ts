@@ -138,6 +138,27 @@ describe('pod agent', function () {
     assert.ok(calls.every((call) => call.authorization === `Bearer ${plane.token}`));
   });
 
+  it("runs the artifact the node's cache hands a cold pod, unpacked and handed to the code loader before the agent's code has loaded, and downloads nothing", async () => {
+    const artifactFile = join(workRoot, `cached-artifact-${podCounter}`);
+    writeFileSync(artifactFile, bundleGzip);
+    const { report, pod, logLines } = await invoke('echo', { params: { value: 'from the cache' }, env: { BROWSERFN_ARTIFACT_FILE: artifactFile } });
+    assert.equal(report.phase, 'COMPLETED');
+    assert.equal(report.results, 'from the cache');
+    const handed = logLines.find((line) => line.msg === 'artifact from the node cache unpacked and handed over before the agent loaded');
+    assert.ok(handed && Number(handed.entries) > 0, 'the agent says the bundle was handed over ahead, and how much it unpacked');
+    assert.ok(!plane.requests.some((request) => request.path.includes(`/${pod}/`) && request.path.endsWith('/artifact')), 'no download');
+  });
+
+  it("fails the invocation as INTERNAL_ERROR when the artifact the node's cache hands a cold pod is no archive, killing what started ahead", async () => {
+    const artifactFile = join(workRoot, `broken-artifact-${podCounter}`);
+    writeFileSync(artifactFile, 'not a tar.gz');
+    const { report, podDir } = await invoke('echo', { params: { value: 1 }, env: { BROWSERFN_ARTIFACT_FILE: artifactFile } });
+    assert.equal(report.phase, 'FAILED');
+    assert.equal(report.cause?.code, 'INTERNAL_ERROR');
+    assert.match(report.cause?.message ?? '', /^could not load the function bundle: /);
+    assert.deepEqual(processesUnder(podDir), [], 'neither the code loader nor the browser outlives the agent');
+  });
+
   it('leaves results out when the handler returns undefined or null', async () => {
     const returnedNothing = await invoke('echo', { params: {} });
     assert.equal(returnedNothing.report.phase, 'COMPLETED');

@@ -1,9 +1,12 @@
 // What a pod's run waits on longest, started before the run exists: the code loader's process,
 // whose Node start is the longest step of a cold invocation, and an unproxied local browser. A cold
 // pod's entry (main.ts) starts them before it imports the agent's code (about 40 ms of import, and
-// the agent's set-up after it); the run adopts them (InvocationRun), and starts them itself when no
-// entry did (a pool member, whose start is off any invocation's path).
-import { mkdirSync } from 'node:fs';
+// the agent's set-up after it, both slower beside the starting processes); the run adopts them
+// (InvocationRun), and starts them itself when no entry did (a pool member, whose start is off any
+// invocation's path). A cold pod handed its artifact by the node's cache also unpacks it here and
+// hands the code loader its bundle, which it would otherwise wait for until the agent had loaded.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readAgentSettings, type AgentSettings } from '../agent-common/agent-settings.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
@@ -12,7 +15,11 @@ import { linkRuntimeModules } from '../sandbox/runtime-modules.js';
 import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandboxed-process.js';
 import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../sandbox/code-loader-files.js';
 import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
+import type { LoaderInstruction } from '../sandbox/channel.js';
+import { extractArchive } from '../agent-common/safe-extract.js';
+import { ARTIFACT_MAIN } from '../../build/artifact.js';
 import { RuntimeApiServer } from './runtime-api-server.js';
+import { ARTIFACT_LIMITS } from './artifact-limits.js';
 
 export interface HeadStart {
   layout: PodLayout;
@@ -24,6 +31,16 @@ export interface HeadStart {
   browser: Promise<LeasedBrowser> | undefined;
   /** Gives up a launch still under way (and kills what it started): the run's launches take it too. */
   launchAbort: AbortController;
+  /** The bundle, once unpacked and handed to the code loader (a cold pod with its artifact from the node's cache). */
+  bundle?: Promise<HandedBundle>;
+}
+
+export interface HandedBundle {
+  path: string;
+  entries: number;
+  bytes: number;
+  /** How long the unpacking took. */
+  ms: number;
 }
 
 /** A cold pod's head start, from the agent's environment; none when that is wrong (the agent says how). */
@@ -36,7 +53,23 @@ export function startColdPodAhead(env: NodeJS.ProcessEnv): HeadStart | undefined
   }
   // A sidecar's browser starts as its own container; a proxied one once the run's session proxy listens.
   const launchesHere = settings.sidecarCdpPort === undefined && settings.proxyPort === undefined;
-  return startAhead(settings, env, launchesHere ? localBrowsers(settings) : undefined);
+  const started = startAhead(settings, env, launchesHere ? localBrowsers(settings) : undefined);
+  const { artifactFile } = settings;
+  if (artifactFile) {
+    // Once the loader is spawned: the unpacking holds this thread.
+    started.bundle = started.user.then((loader) => handBundle(loader, artifactFile, started.layout.codeDir));
+    started.bundle.catch(() => undefined);
+  }
+  return started;
+}
+
+/** Unpacks the artifact (verified by the node's cache) with an upload's checks and tells the loader its bundle. */
+async function handBundle(loader: SandboxedProcess, artifactFile: string, codeDir: string): Promise<HandedBundle> {
+  const started = performance.now();
+  const unpacked = await extractArchive(readFileSync(artifactFile), codeDir, ARTIFACT_LIMITS);
+  const path = join(codeDir, ARTIFACT_MAIN);
+  loader.stdin?.write(`${JSON.stringify({ bundle: path } satisfies LoaderInstruction)}\n`);
+  return { path, entries: unpacked.entries, bytes: unpacked.bytes, ms: Math.round(performance.now() - started) };
 }
 
 /** Browsers launched in the pod, as its settings say. */

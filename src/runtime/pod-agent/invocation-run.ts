@@ -28,7 +28,8 @@ import type { ControlPlaneClient } from '../agent-common/control-plane-client.js
 import { parseInvocationInput, type InvocationInput } from './invocation-input.js';
 import { failed, type InvocationOutcome, type InvocationReport } from './invocation-report.js';
 import { errorHeadline, parseErrorReport, resultOutcome } from './handler-reports.js';
-import { ARTIFACT_LIMITS, INVOCATION_LIMITS } from './limits.js';
+import { INVOCATION_LIMITS } from './limits.js';
+import { ARTIFACT_LIMITS } from './artifact-limits.js';
 import { extractArchive, warmUpExtraction } from '../agent-common/safe-extract.js';
 import { ARTIFACT_MAIN } from '../../build/artifact.js';
 import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
@@ -36,7 +37,7 @@ import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js
 import { isRuntimePackage } from '../../schemas/runtime-packages.js';
 import { settledWithin } from '../agent-common/settled-within.js';
 import { warmUpHttpCalls } from './http-call-warm-up.js';
-import { startAhead, type HeadStart } from './head-start.js';
+import { startAhead, type HandedBundle, type HeadStart } from './head-start.js';
 
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
@@ -251,12 +252,7 @@ export class InvocationRun {
       void codeAhead.then(() => this.#user?.stdin?.end(), () => undefined);
       if (this.#codeFailure) this.#finish(this.#codeFailure.outcome, this.#codeFailure.errorLog);
     } else {
-      // Unpacked once the user process is spawned (or has failed to, which ends the run on its own):
-      // the unpacking holds this thread, and the process's start (Node's, beside the browser's) is the longer.
-      const spawned = userStarted.catch(() => undefined);
-      const bundle = spawned.then(() => this.#obtainArtifact(input)).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
-      this.#failOnRejection(bundle, 'could not load the function bundle');
-      const handedOver = Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
+      const handedOver = this.#headStart?.bundle ? this.#bundleHandedAhead(this.#headStart.bundle) : this.#handBundle(input, layout, userStarted);
       this.#failOnRejection(handedOver, 'could not hand the function code to its process');
       void Promise.all([handedOver, browserTold]).then(() => this.#user?.stdin?.end(), () => undefined);
     }
@@ -411,6 +407,25 @@ export class InvocationRun {
     return { loaded };
   }
 
+  /** Gets and unpacks the artifact, then tells the code loader its bundle. */
+  #handBundle(input: Promise<InvocationInput>, layout: PodLayout, userStarted: Promise<void>): Promise<void> {
+    // Unpacked once the user process is spawned (or has failed to, which ends the run on its own):
+    // the unpacking holds this thread, and the process's start (Node's, beside the browser's) is the longer.
+    const spawned = userStarted.catch(() => undefined);
+    const bundle = spawned.then(() => this.#obtainArtifact(input)).then((artifact) => this.#unpackArtifact(artifact, layout.codeDir));
+    this.#failOnRejection(bundle, 'could not load the function bundle');
+    return Promise.all([bundle, userStarted]).then(([bundlePath]) => this.#loadCode(bundlePath));
+  }
+
+  /** The bundle the head start unpacked and handed to the code loader. */
+  #bundleHandedAhead(handed: Promise<HandedBundle>): Promise<void> {
+    this.#failOnRejection(handed, 'could not load the function bundle');
+    return handed.then(({ entries, bytes, ms }) => {
+      this.log.info({ artifactFile: this.settings.artifactFile, entries, bytes, ms }, 'artifact from the node cache unpacked and handed over before the agent loaded');
+      if (!this.#settled) this.#awaitPoll();
+    });
+  }
+
   #instructLoader(instruction: LoaderInstruction): void {
     if (!this.#settled) this.#user?.stdin?.write(`${JSON.stringify(instruction)}\n`);
   }
@@ -418,6 +433,11 @@ export class InvocationRun {
   #loadCode(bundlePath: string, ahead = false): void {
     if (this.#settled || !this.#user?.stdin) return;
     this.#instructLoader(ahead ? { bundle: bundlePath, ahead } : { bundle: bundlePath });
+    this.#awaitPoll();
+  }
+
+  /** The code, told its bundle, has a while to ask for its invocation. */
+  #awaitPoll(): void {
     this.#timers.push(
       setTimeout(() => {
         if (!this.#polled) {

@@ -13,12 +13,3 @@ export const INVOCATION_LIMITS = {
   outputDrainMs: 2000,
 } as const;
 
-/**
- * The artifact a browser pod unpacks (a build's tar.gz). Builds keep artifacts far smaller; these
- * bound what a corrupted or forged one can do to the pod's disk.
- */
-export const ARTIFACT_LIMITS = {
-  maxArchiveBytes: 256 * 1024 * 1024,
-  maxExtractedBytes: 1024 * 1024 * 1024,
-  maxEntries: 200_000,
-} as const;

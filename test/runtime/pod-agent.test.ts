@@ -11,6 +11,8 @@ import type { InvocationReport } from '../../src/runtime/pod-agent/invocation-re
 import type { SessionRecordsReport } from '../../src/schemas/reports.js';
 import { fixtureProject, livingGroupMembers, POD_AGENT_MAIN, processStat, runAgent, startAgent } from './support/agent-process.js';
 import { TestControlPlane } from './support/test-control-plane.js';
+import { startColdPodAhead } from '../../src/runtime/pod-agent/head-start.js';
+import { runPodAgent } from '../../src/runtime/pod-agent/pod-agent.js';
 import { processesUnder } from '../support/processes.js';
 
 const NAMESPACE = 'project-a';
@@ -147,6 +149,31 @@ describe('pod agent', function () {
     const handed = logLines.find((line) => line.msg === 'artifact from the node cache unpacked and handed over before the agent loaded');
     assert.ok(handed && Number(handed.entries) > 0, 'the agent says the bundle was handed over ahead, and how much it unpacked');
     assert.ok(!plane.requests.some((request) => request.path.includes(`/${pod}/`) && request.path.endsWith('/artifact')), 'no download');
+  });
+
+  it("answers code that asked for its invocation before the agent's own code had loaded (its artifact handed ahead)", async () => {
+    const artifactFile = join(workRoot, `cached-artifact-early-${podCounter}`);
+    writeFileSync(artifactFile, bundleGzip);
+    const { pod, podDir } = podFor('echo', { params: { value: 'asked early' } });
+    // In this process, as main.ts does it, with the agent's run started only once the code has asked.
+    const env = {
+      PATH: process.env.PATH,
+      BROWSERFN_CONTROL_URL: plane.url,
+      BROWSERFN_POD_NAMESPACE: NAMESPACE,
+      BROWSERFN_POD_NAME: pod,
+      BROWSERFN_POD_TOKEN: plane.token,
+      BROWSERFN_POD_DIR: podDir,
+      BROWSERFN_ARTIFACT_FILE: artifactFile,
+      BROWSERFN_LOG_LEVEL: 'silent',
+    };
+    const headStart = startColdPodAhead(env);
+    assert.ok(headStart, 'the settings are complete');
+    while (headStart.api.waitingRequests === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(await runPodAgent(env, { headStart }), 0);
+    const [report] = plane.reportsOf(NAMESPACE, pod) as InvocationReport[];
+    assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
+    assert.equal(report.results, 'asked early');
+    assert.deepEqual(processesUnder(podDir), []);
   });
 
   it("fails the invocation as INTERNAL_ERROR when the artifact the node's cache hands a cold pod is no archive, killing what started ahead", async () => {

@@ -1,10 +1,12 @@
-// What a pod's run waits on longest, started before the run exists: the code loader's process,
-// whose Node start is the longest step of a cold invocation, and an unproxied local browser. A cold
-// pod's entry (main.ts) starts them before it imports the agent's code (about 40 ms of import, and
-// the agent's set-up after it, both slower beside the starting processes); the run adopts them
-// (InvocationRun), and starts them itself when no entry did (a pool member, whose start is off any
-// invocation's path). A cold pod handed its artifact by the node's cache also unpacks it here and
-// hands the code loader its bundle, which it would otherwise wait for until the agent had loaded.
+// What a pod's run waits on longest, started before the run exists: the code loader's process and
+// an unproxied local browser, the two longest steps of a cold invocation. A cold pod's entry
+// (main.ts) starts them before it imports the agent's code (about 40 ms of import, and the agent's
+// set-up after it); the run adopts them (InvocationRun), and starts them itself when no entry did (a
+// pool member, whose start is off any invocation's path). A cold pod handed its artifact by the
+// node's cache also unpacks it here and hands the code loader its bundle, which it would otherwise
+// wait for until the agent had loaded. Measured, this saves about 45 ms with the full browser and
+// nothing with the headless shell, whose cold start keeps both cores busy either way
+// (docs/pools-measurements.md, twenty-fourth session).
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readAgentSettings, type AgentSettings } from '../agent-common/agent-settings.js';
@@ -36,7 +38,6 @@ export interface HeadStart {
 }
 
 export interface HandedBundle {
-  path: string;
   entries: number;
   bytes: number;
   /** How long the unpacking took. */
@@ -69,7 +70,7 @@ async function handBundle(loader: SandboxedProcess, artifactFile: string, codeDi
   const unpacked = await extractArchive(readFileSync(artifactFile), codeDir, ARTIFACT_LIMITS);
   const path = join(codeDir, ARTIFACT_MAIN);
   loader.stdin?.write(`${JSON.stringify({ bundle: path } satisfies LoaderInstruction)}\n`);
-  return { path, entries: unpacked.entries, bytes: unpacked.bytes, ms: Math.round(performance.now() - started) };
+  return { entries: unpacked.entries, bytes: unpacked.bytes, ms: Math.round(performance.now() - started) };
 }
 
 /** Browsers launched in the pod, as its settings say. */

@@ -180,6 +180,18 @@ export class InvocationRun {
     input.catch(() => undefined);
     let codeAsked!: () => void;
     const asked = new Promise<void>((resolve) => (codeAsked = resolve));
+    const userProcess = user.then((started) => this.#adoptUserProcess(started));
+    // Its failures end the run through the browser's and the user process's own promises.
+    const browserTold = Promise.all([browser, userProcess]).then(([leased]) => this.#instructLoader({ browser: leased.wsEndpoint }));
+    browserTold.catch(() => undefined);
+    const packagesLoaded = userProcess.then((started) => started.loaded);
+    this.#failOnRejection(packagesLoaded, 'could not start the function process');
+    // A pool member's code loader tries its browser clients out in the browser before it says it is
+    // ready (sandbox/page-driver-warm-up.ts): the recording starts after, so none of that is in it.
+    const recorded: Promise<LeasedBrowser> = this.settings.poolMember ? Promise.all([browser, packagesLoaded]).then(([leased]) => leased) : browser;
+    const recorder: Promise<SessionRecorder> = recorded.then((leased) => this.#startRecorder(leased));
+    this.#failOnRejection(recorder, 'could not start recording the browser session');
+    // Once all its handlers name is there: code handed its bundle ahead (head-start.ts) may have asked already, and is answered at once.
     api.serve(
       {
         firstInvocation: () => this.#serve(input, browser, recorder),
@@ -192,17 +204,6 @@ export class InvocationRun {
       },
       INVOCATION_LIMITS.maxResultBytes,
     );
-    const userProcess = user.then((started) => this.#adoptUserProcess(started));
-    // Its failures end the run through the browser's and the user process's own promises.
-    const browserTold = Promise.all([browser, userProcess]).then(([leased]) => this.#instructLoader({ browser: leased.wsEndpoint }));
-    browserTold.catch(() => undefined);
-    const packagesLoaded = userProcess.then((started) => started.loaded);
-    this.#failOnRejection(packagesLoaded, 'could not start the function process');
-    // A pool member's code loader tries its browser clients out in the browser before it says it is
-    // ready (sandbox/page-driver-warm-up.ts): the recording starts after, so none of that is in it.
-    const recorded: Promise<LeasedBrowser> = this.settings.poolMember ? Promise.all([browser, packagesLoaded]).then(([leased]) => leased) : browser;
-    const recorder: Promise<SessionRecorder> = recorded.then((leased) => this.#startRecorder(leased));
-    this.#failOnRejection(recorder, 'could not start recording the browser session');
     // A member that loads its code ahead unpacks its own artifact; any other warms the extraction up
     // once its browser is up, unless its invocation (and so its artifact) came first: claimed while it starts.
     const codeAhead = this.#loadsCodeAhead ? this.#loadCodeAhead(layout, userProcess, browserTold, asked) : undefined;

@@ -18,10 +18,18 @@ export async function publish(svc: TestService, root: string, entry = 'index.ts'
   form.append('archive', new Blob([new Uint8Array(packed.archive)], { type: 'application/gzip' }), 'archive.tar.gz');
   const created = await svc.request<BuildResult>('POST', '/v1/functions/builds', form, headers);
   if (created.status !== 201) throw new Error(`upload failed: ${created.status} ${JSON.stringify(created.body)}`);
-  return waitFor(`build ${created.body.id}`, async () => {
-    const { body } = await svc.request<BuildResult>('GET', `/v1/functions/builds/${created.body.id}`, undefined, headers);
-    return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
-  }, 240_000, 200);
+  // A build that never ends is reported with what it last said (its status and build log are the first clues).
+  let last: unknown;
+  try {
+    return await waitFor(`build ${created.body.id}`, async () => {
+      const { body } = await svc.request<BuildResult>('GET', `/v1/functions/builds/${created.body.id}`, undefined, headers);
+      last = body;
+      return body.status === 'COMPLETED' || body.status === 'FAILED' ? body : undefined;
+    }, 240_000, 200);
+  } catch (error) {
+    const logs = await svc.request('GET', `/v1/functions/builds/${created.body.id}/logs`, undefined, headers).catch(() => undefined);
+    throw new Error(`${(error as Error).message}; it last read ${JSON.stringify(last)}; its log: ${JSON.stringify(logs?.body).slice(-2000)}`);
+  }
 }
 
 export interface InvocationResult {

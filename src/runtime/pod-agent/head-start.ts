@@ -8,7 +8,6 @@
 // nothing with the headless shell, whose cold start keeps both cores busy either way
 // (docs/pools-measurements.md, twenty-fourth session).
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { readAgentSettings, type AgentSettings } from '../agent-common/agent-settings.js';
 import type { BrowserProvider, LeasedBrowser } from '../chromium/browser-provider.js';
 import { LocalChromiumProvider } from '../chromium/local-chromium-provider.js';
@@ -18,10 +17,8 @@ import { startSandboxedProcess, type SandboxedProcess } from '../sandbox/sandbox
 import { CODE_LOADER_PATH, CODE_LOADER_SUPPORT_PATHS } from '../sandbox/code-loader-files.js';
 import { RUNTIME_PACKAGES } from '../../schemas/runtime-packages.js';
 import type { LoaderInstruction } from '../sandbox/channel.js';
-import { extractArchive } from '../agent-common/safe-extract.js';
-import { ARTIFACT_MAIN } from '../../build/artifact.js';
 import { RuntimeApiServer } from './runtime-api-server.js';
-import { ARTIFACT_LIMITS } from './artifact-limits.js';
+import type { UnpackedBundle } from './bundle-unpack.js';
 
 export interface HeadStart {
   layout: PodLayout;
@@ -34,14 +31,7 @@ export interface HeadStart {
   /** Gives up a launch still under way (and kills what it started): the run's launches take it too. */
   launchAbort: AbortController;
   /** The bundle, once unpacked and handed to the code loader (a cold pod with its artifact from the node's cache). */
-  bundle?: Promise<HandedBundle>;
-}
-
-export interface HandedBundle {
-  entries: number;
-  bytes: number;
-  /** How long the unpacking took. */
-  ms: number;
+  bundle?: Promise<UnpackedBundle>;
 }
 
 /** A cold pod's head start, from the agent's environment; none when that is wrong (the agent says how). */
@@ -64,13 +54,13 @@ export function startColdPodAhead(env: NodeJS.ProcessEnv): HeadStart | undefined
   return started;
 }
 
-/** Unpacks the artifact (verified by the node's cache) with an upload's checks and tells the loader its bundle. */
-async function handBundle(loader: SandboxedProcess, artifactFile: string, codeDir: string): Promise<HandedBundle> {
-  const started = performance.now();
-  const unpacked = await extractArchive(readFileSync(artifactFile), codeDir, ARTIFACT_LIMITS);
-  const path = join(codeDir, ARTIFACT_MAIN);
-  loader.stdin?.write(`${JSON.stringify({ bundle: path } satisfies LoaderInstruction)}\n`);
-  return { entries: unpacked.entries, bytes: unpacked.bytes, ms: Math.round(performance.now() - started) };
+/** Unpacks the artifact (verified by the node's cache) and tells the loader its bundle. */
+async function handBundle(loader: SandboxedProcess, artifactFile: string, codeDir: string): Promise<UnpackedBundle> {
+  // Loaded only now: the unpacking's code (tar, 130 KB) would otherwise hold up the spawns before it.
+  const { unpackBundle } = await import('./bundle-unpack.js');
+  const bundle = await unpackBundle(readFileSync(artifactFile), codeDir);
+  loader.stdin?.write(`${JSON.stringify({ bundle: bundle.path } satisfies LoaderInstruction)}\n`);
+  return bundle;
 }
 
 /** Browsers launched in the pod, as its settings say. */

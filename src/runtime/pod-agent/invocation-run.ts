@@ -30,14 +30,14 @@ import { failed, type InvocationOutcome, type InvocationReport } from './invocat
 import { errorHeadline, parseErrorReport, resultOutcome } from './handler-reports.js';
 import { INVOCATION_LIMITS } from './limits.js';
 import { ARTIFACT_LIMITS } from './artifact-limits.js';
-import { extractArchive, warmUpExtraction } from '../agent-common/safe-extract.js';
-import { ARTIFACT_MAIN } from '../../build/artifact.js';
+import { warmUpExtraction } from '../agent-common/safe-extract.js';
 import { RuntimeApiServer, type RuntimeReport, type ServedInvocation } from './runtime-api-server.js';
 import { createRedactor, redactDeep, type Redactor } from './secret-redaction.js';
 import { isRuntimePackage } from '../../schemas/runtime-packages.js';
 import { settledWithin } from '../agent-common/settled-within.js';
 import { warmUpHttpCalls } from './http-call-warm-up.js';
-import { startAhead, type HandedBundle, type HeadStart } from './head-start.js';
+import { startAhead, type HeadStart } from './head-start.js';
+import { unpackBundle, type UnpackedBundle } from './bundle-unpack.js';
 
 const BROWSER_GONE = 'The browser was killed or crashed during the invocation';
 /** A pool member's scratch folder for its extraction warm-up, in the pod folder beside (not in) what its user process may read. */
@@ -376,10 +376,9 @@ export class InvocationRun {
 
   /** The build's tar.gz, unpacked with the same checks as an upload (no links leading out, size caps). */
   async #unpackArtifact(artifact: Buffer, codeDir: string): Promise<string> {
-    const started = performance.now();
-    const unpacked = await extractArchive(artifact, codeDir, ARTIFACT_LIMITS);
-    this.log.info({ entries: unpacked.entries, bytes: unpacked.bytes, ms: Math.round(performance.now() - started) }, 'artifact unpacked');
-    return join(codeDir, ARTIFACT_MAIN);
+    const { path, entries, bytes, ms } = await unpackBundle(artifact, codeDir);
+    this.log.info({ entries, bytes, ms }, 'artifact unpacked');
+    return path;
   }
 
   /**
@@ -419,7 +418,7 @@ export class InvocationRun {
   }
 
   /** The bundle the head start unpacked and handed to the code loader. */
-  #bundleHandedAhead(handed: Promise<HandedBundle>): Promise<void> {
+  #bundleHandedAhead(handed: Promise<UnpackedBundle>): Promise<void> {
     this.#failOnRejection(handed, 'could not load the function bundle');
     return handed.then(({ entries, bytes, ms }) => {
       this.log.info({ artifactFile: this.settings.artifactFile, entries, bytes, ms }, 'artifact from the node cache unpacked and handed over before the agent loaded');

@@ -1,5 +1,6 @@
 // The start cost of a pod sandbox (pasta + bubblewrap): a trivial command, Node, and Chromium
-// launch-to-CDP-ready, each run plain and sandboxed, side by side in one run on the same machine.
+// launch-to-CDP-ready, each run plain, sandboxed, and (own network) sandboxed in a network made
+// ahead as the node agent does (spare-networks.ts), side by side in one run on the same machine.
 import { spawn } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { defaultChromiumPath } from '../src/config/chromium-build.js';
 import { codeMounts } from '../src/runtime/node-agent/code-mounts.js';
 import { hostIdBlock } from '../src/runtime/node-agent/host-ids.js';
 import { runsAsRoot, trialUid } from '../src/runtime/node-agent/pod-users.js';
+import { makeNetwork } from '../src/runtime/node-agent/spare-networks.js';
 import { sandboxCommand, type SandboxNetwork } from '../src/runtime/sandbox/pod-sandbox.js';
 import { detectSandboxSupport } from '../src/runtime/sandbox/sandbox-support.js';
 import { percentile } from './invocations.js';
@@ -42,11 +44,17 @@ function timeRun([file, args]: [string, string[]], readyLine?: RegExp): Promise<
   });
 }
 
-async function measure(command: () => [string, string[]], readyLine?: RegExp): Promise<number[]> {
+/** `command` is given the holder pid of a network made ahead for each run when `ahead`; that network is made before the clock starts. */
+async function measure(command: (joinNetworkOf?: number) => [string, string[]], readyLine?: RegExp, ahead = false): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < RUNS + 1; i++) {
-    const ms = await timeRun(command(), readyLine);
-    if (i > 0) times.push(ms); // the first run warms the file cache
+    const network = ahead ? await makeNetwork({ forwardPorts: [] }, BENCH_UID) : undefined;
+    try {
+      const ms = await timeRun(command(network?.holderPid), readyLine);
+      if (i > 0) times.push(ms); // the first run warms the file cache
+    } finally {
+      await network?.end();
+    }
   }
   return times;
 }
@@ -60,28 +68,34 @@ export async function runSandboxBench(network: SandboxNetwork = 'pasta'): Promis
   }
   const work = mkdtempSync(join(tmpdir(), 'bench-sandbox-'));
   if (BENCH_UID !== undefined) chownSync(work, BENCH_UID, BENCH_UID);
-  const sandboxed = (command: string[]): [string, string[]] =>
-    sandboxCommand({ network, forwardPorts: [], mounts: [...code.mounts, { source: work, target: '/work', writable: true }], command });
+  const sandboxed = (command: string[], joinNetworkOf?: number): [string, string[]] =>
+    sandboxCommand({ network, forwardPorts: [], mounts: [...code.mounts, { source: work, target: '/work', writable: true }], command, joinNetworkOf });
+  const madeAhead = network === 'pasta';
   let profile = 0;
   const chromium = (dir: string, sandbox: boolean) => [CHROMIUM, ...chromiumArguments(`${dir}/profile-${profile++}`, undefined, 0, { sandbox, executablePath: CHROMIUM })];
   try {
-    const rows: [string, number[], number[]][] = [
-      ['trivial command (true) → exit', await measure(() => ['true', []]), await measure(() => sandboxed(['true']))],
-      ['node -e "" → exit', await measure(() => [code.node, ['-e', '']]), await measure(() => sandboxed([code.node, '-e', '']))],
-      [
-        `Chromium launch → CDP ready (sandboxed: its own sandbox ${support.chromiumSandbox ? 'on' : 'off'})`,
-        await measure(() => {
-          const [file, ...args] = chromium(work, false);
-          return [file, args];
-        }, DEVTOOLS_LINE),
-        await measure(() => sandboxed(chromium('/work', support.chromiumSandbox)), DEVTOOLS_LINE),
-      ],
+    const chromiumPlain = (): [string, string[]] => {
+      const [file, ...args] = chromium(work, false);
+      return [file, args];
+    };
+    const chromiumBoxed = (joinNetworkOf?: number) => sandboxed(chromium('/work', support.chromiumSandbox), joinNetworkOf);
+    const row = async (name: string, plain: () => [string, string[]], boxed: (joinNetworkOf?: number) => [string, string[]], readyLine?: RegExp): Promise<[string, number[][]]> => [
+      name,
+      [await measure(plain, readyLine), await measure(boxed, readyLine), ...(madeAhead ? [await measure(boxed, readyLine, true)] : [])],
     ];
+    const rows = [
+      await row('trivial command (true) → exit', () => ['true', []], (join) => sandboxed(['true'], join)),
+      await row('node -e "" → exit', () => [code.node, ['-e', '']], (join) => sandboxed([code.node, '-e', ''], join)),
+      await row(`Chromium launch → CDP ready (sandboxed: its own sandbox ${support.chromiumSandbox ? 'on' : 'off'})`, chromiumPlain, chromiumBoxed, DEVTOOLS_LINE),
+    ];
+    const columns = ['plain', 'sandbox', ...(madeAhead ? ['network ahead'] : [])];
     console.log(`\n== Pod sandbox start cost (${RUNS} runs each, network ${network}, same machine, same run) ==`);
-    console.log('measure'.padEnd(72) + 'plain p50'.padStart(11) + 'sandbox p50'.padStart(13) + 'plain p95'.padStart(11) + 'sandbox p95'.padStart(13));
-    for (const [name, plain, boxed] of rows) {
-      const figures = [percentile(plain, 50), percentile(boxed, 50), percentile(plain, 95), percentile(boxed, 95)];
-      console.log(name.padEnd(72) + figures.map((ms, i) => ms.toFixed(0).padStart(i % 2 === 0 ? 11 : 13)).join(''));
+    if (madeAhead) console.log('("network ahead": the sandbox joins a network made before the clock starts, as the node agent keeps one ready)');
+    const headers = [...columns.map((c) => `${c} p50`), ...columns.map((c) => `${c} p95`)];
+    console.log('measure'.padEnd(72) + headers.map((h) => h.padStart(Math.max(11, h.length + 2))).join(''));
+    for (const [name, series] of rows) {
+      const figures = [...series.map((times) => percentile(times, 50)), ...series.map((times) => percentile(times, 95))];
+      console.log(name.padEnd(72) + figures.map((ms, i) => ms.toFixed(0).padStart(Math.max(11, headers[i].length + 2))).join(''));
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

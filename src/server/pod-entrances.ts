@@ -5,7 +5,7 @@
 // local client) out; through its entrance a pod holds at most POD_ENTRANCE_MAX_CONNECTIONS.
 import type { Server } from 'node:http';
 import { createServer, type Server as NetServer } from 'node:net';
-import type { PodEntrance, PodEntrances } from '../runtime/node-agent/node-agent.js';
+import type { PodEntrance, PodEntrances } from '../runtime/node-agent/pod-entrance.js';
 
 /** A pod agent needs a few (input, report, live view, records); its handler may call the API too. */
 export const POD_ENTRANCE_MAX_CONNECTIONS = 64;

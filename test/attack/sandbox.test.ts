@@ -229,7 +229,15 @@ describe('attack: a Function leaving its pod sandbox', function () {
     await svc.service.stop();
     // Orphans are reparented away from this process, so those seen before the stop are looked up by pid.
     const living = new Set(podUserProcesses());
-    assert.deepEqual(before.filter((pid) => living.has(pid)), [], 'processes of the pod outlived the stop');
+    // Each as its /proc stat line: a zombie (state Z) shows which parent failed to reap it.
+    const stat = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').trim();
+      } catch {
+        return `${pid} gone`;
+      }
+    };
+    assert.deepEqual(before.filter((pid) => living.has(pid)).map(stat), [], 'processes of the pod outlived the stop');
   });
 });
 

@@ -3,7 +3,7 @@
 // the host's data, and deleting a pod leaves none of its processes, not even detached ones.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
@@ -16,7 +16,7 @@ import { hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
 import { runsAsRoot, trialUid } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
 import type { Container, PodObject } from '../../src/schemas/pod.js';
-import { processesUnder, realUidOf } from '../support/processes.js';
+import { processesUnder, processTreeOf, realUidOf } from '../support/processes.js';
 import { waitFor } from '../support/service.js';
 import { artifactOf } from '../support/artifact.js';
 import { browserPod } from '../../src/controller/pods/templates.js';
@@ -44,6 +44,27 @@ function pod(name: string, containers: Omit<Container, 'image' | 'volumeMounts'>
 
 const node = (script: string) => ['node', '-e', script];
 
+/** The network namespaces made ahead by this process's agents (`net:[inode]`): those of each pasta's lone `cat`, the process holding them. */
+function networksMadeAhead(): Set<string> {
+  const parentOf = (pid: number) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const held = new Set<string>();
+  for (const { pid, cmdline } of processTreeOf(new Set([process.pid]))) {
+    try {
+      if (cmdline.trim() === 'cat' && readFileSync(`/proc/${parentOf(pid)}/cmdline`, 'utf8').startsWith('pasta\0')) held.add(readlinkSync(`/proc/${pid}/ns/net`));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return held;
+}
+
+/** A pod that prints its network namespace, then exits 0 once the control plane at `url` answered it. */
+const printsNetworkAndCalls = (url: string) =>
+  node(`console.log('network', require('fs').readlinkSync('/proc/self/ns/net')); require('http').get(${JSON.stringify(url)}, (r) => process.exit(r.statusCode ? 0 : 1)).on('error', (e) => { console.error(e.message); process.exit(2); });`);
+
 
 describe('node agent: pods in sandboxes', function () {
   this.timeout(120_000);
@@ -53,6 +74,8 @@ describe('node agent: pods in sandboxes', function () {
   let plane: TestControlPlane;
   let sandbox: NodeSandbox;
   const tokenSecret = 'sandbox-test-secret';
+  const output = new Map<string, string>();
+  const networkOf = (name: string) => /network (net:\[\d+\])/.exec(output.get(name) ?? '')?.[1];
 
   before(async function () {
     const code = codeMounts('/usr/bin/chromium');
@@ -71,7 +94,16 @@ describe('node agent: pods in sandboxes', function () {
     // What serve does to its data dir when pods run as other users: they may pass, not list.
     chmodSync(dataDir, 0o711);
     cluster = await openEmbeddedCluster({ file: ':memory:', encryptionKey: randomBytes(32) });
-    agent = new NodeAgent({ cluster, nodeName: NODE, workDir: join(dataDir, 'pods'), npmCacheDir: join(dataDir, 'npm-cache'), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), sandbox, gracePeriodSeconds: 2 });
+    agent = new NodeAgent({
+      cluster,
+      nodeName: NODE,
+      workDir: join(dataDir, 'pods'),
+      npmCacheDir: join(dataDir, 'npm-cache'),
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      sandbox,
+      gracePeriodSeconds: 2,
+      onPodOutput: (pod, text) => output.set(pod.name, (output.get(pod.name) ?? '') + text),
+    });
     await agent.start();
   });
   after(async () => {
@@ -142,6 +174,31 @@ describe('node agent: pods in sandboxes', function () {
     const [report] = plane.reportsOf('default', 'inv-1-a1') as InvocationReport[];
     assert.equal(report.phase, 'COMPLETED', JSON.stringify(report.cause));
     assert.equal(report.results, 'from the sidecar pod');
+  });
+
+  it('starts a pod in the network made ahead, which serves that pod alone: the next pod gets a new one', async () => {
+    const url = plane.url;
+    const madeAhead = await waitFor('a network made ahead', async () => (networksMadeAhead().size > 0 ? networksMadeAhead() : undefined), 20_000);
+    await pods().create(pod('joins-first', [{ name: 'main', command: printsNetworkAndCalls(url) }]));
+    assert.equal((await finished('joins-first')).status?.phase, 'Succeeded', output.get('joins-first'));
+    const first = networkOf('joins-first');
+    assert.ok(first && madeAhead.has(first), `the pod ran in ${first}, not in the network made ahead (${[...madeAhead].join(', ')})`);
+    await waitFor('the first network to end with its pod', async () => (networksMadeAhead().has(first) ? undefined : true), 10_000);
+    const next = await waitFor('the next network made ahead', async () => (networksMadeAhead().size > 0 ? networksMadeAhead() : undefined), 20_000);
+    await pods().create(pod('joins-second', [{ name: 'main', command: printsNetworkAndCalls(url) }]));
+    assert.equal((await finished('joins-second')).status?.phase, 'Succeeded', output.get('joins-second'));
+    const second = networkOf('joins-second');
+    assert.ok(second && next.has(second) && second !== first, `the second pod ran in ${second}; made ahead: ${[...next].join(', ')}; the first pod's: ${first}`);
+  });
+
+  it('pods started together each get a network of their own, one the network made ahead, all reaching the control plane', async () => {
+    const madeAhead = await waitFor('a network made ahead', async () => (networksMadeAhead().size > 0 ? networksMadeAhead() : undefined), 20_000);
+    const names = ['together-1', 'together-2', 'together-3'];
+    await Promise.all(names.map((name) => pods().create(pod(name, [{ name: 'main', command: printsNetworkAndCalls(plane.url) }]))));
+    for (const name of names) assert.equal((await finished(name)).status?.phase, 'Succeeded', `${name}: ${output.get(name)}`);
+    const networks = names.map(networkOf);
+    assert.equal(new Set(networks).size, names.length, `the pods shared a network: ${networks.join(', ')}`);
+    assert.equal(networks.filter((network) => network && madeAhead.has(network)).length, 1, `networks: ${networks.join(', ')}; made ahead: ${[...madeAhead].join(', ')}`);
   });
 
   it('gives build pods their own project\'s npm cache: another project sees none of it', async () => {

@@ -1,8 +1,9 @@
 // The pod sandbox's command line: every pasta forwarding explicit (its defaults would mirror host
-// loopback ports into the pod), the namespaces bwrap must create, and mounts as given.
+// loopback ports into the pod), the namespaces bwrap must create, and mounts as given; a network
+// made ahead is joined, never started again.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { sandboxCommand } from '../../src/runtime/sandbox/pod-sandbox.js';
+import { networkHolderCommand, sandboxCommand } from '../../src/runtime/sandbox/pod-sandbox.js';
 
 const spec = {
   forwardPorts: [3000],
@@ -37,6 +38,22 @@ describe('pod sandbox command', () => {
   it('no forwarded port: nothing of the host loopback at all', () => {
     const [, args] = sandboxCommand({ ...spec, forwardPorts: [], network: 'pasta' });
     assert.deepEqual(after(args.slice(0, args.indexOf('--')), '-T'), [['none']]);
+  });
+
+  it('a network made ahead: bwrap joins the holder\'s user, network and PID namespaces (as pasta would start it) instead of starting pasta', () => {
+    const [file, args] = sandboxCommand({ ...spec, network: 'pasta', joinNetworkOf: 4242, maxProcesses: 512 });
+    assert.equal(file, 'prlimit', 'the process limit still wraps the whole sandbox');
+    const join = args.slice(args.indexOf('nsenter'), args.indexOf('bwrap'));
+    assert.deepEqual(join, ['nsenter', '--target=4242', '--user', '--net', '--pid', '--preserve-credentials', '--']);
+    assert.ok(!args.includes('pasta'));
+  });
+
+  it('the network made ahead is pasta with the pod\'s forwardings around the holder', () => {
+    const [file, args] = networkHolderCommand({ forwardPorts: [3000], hostPorts: { 3000: 41234 } }, ['cat']);
+    assert.equal(file, 'pasta');
+    assert.deepEqual(after(args, '-T'), [['3000:41234']]);
+    for (const flag of ['-t', '-u', '-U']) assert.deepEqual(after(args, flag), [['none']], flag);
+    assert.deepEqual(args.slice(args.indexOf('--') + 1), ['cat']);
   });
 
   it('bwrap: its own user, PID, IPC and UTS namespaces, no capabilities, dies with its parent; mounts as given', () => {

@@ -16,7 +16,7 @@
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { operatorGlobalConfig } from '../../build/npm-settings.js';
 import type { ArtifactCache } from './artifact-cache.js';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ import type { PodObject, PodStatus } from '../../schemas/pod.js';
 import { Labels, Roles } from '../../schemas/resources.js';
 import type { SandboxMount, SandboxNetwork } from '../sandbox/pod-sandbox.js';
 import type { CodeMounts } from './code-mounts.js';
+import type { PodEntrance, PodEntrances } from './pod-entrance.js';
 import { startProcessGroups, startSandboxedPod, type EnterCgroup, type PodProcesses } from './pod-processes.js';
 import { killProcessesUnder } from '../sandbox/process-group.js';
 import { chownTree, PodUids, projectNpmCache, runsAsRoot } from './pod-users.js';
@@ -51,6 +52,7 @@ import { evictedStatus, limitedFolders, type LimitedFolder } from './pod-disk.js
 import { DiskWatch } from './disk-watch.js';
 import { PodHostsFiles } from './pod-hosts-files.js';
 import { PodEnv } from '../../schemas/pod-env.js';
+import { SpareNetworks, type SpareNetwork } from './spare-networks.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -78,19 +80,8 @@ export interface NodeAgentOptions {
   memory?: { cgroups?: MemoryCgroups; defaults: PodMemoryDefaults };
   /** Each pod's CPU cgroup (unset: pods share the server's, as the caller warned). */
   cpu?: CpuCgroups;
-}
-
-/** A pod's own way to the control plane (src/server/pod-entrances.ts). */
-export interface PodEntrance {
-  /** The host loopback port the pod's control-plane port is forwarded to. */
-  port: number;
-  close(): void;
-}
-
-export interface PodEntrances {
-  /** The control plane's port on the host's loopback, as pods are told it. */
-  readonly port: number;
-  openFor(): Promise<PodEntrance>;
+  /** Sandboxed pods with a network of their own join one made ahead when one is ready (spare-networks.ts); false: each starts its own. */
+  spareNetworks?: boolean;
 }
 
 export interface NodeSandbox {
@@ -127,6 +118,8 @@ interface LocalPod {
   cpuReadMicros?: number;
   /** The folder that held more than its sizeLimit, for which the pod was evicted. */
   evictedFor?: LimitedFolder;
+  /** The network made ahead it took, with its host user and entrance (spare-networks.ts). */
+  spare?: SpareNetwork;
 }
 
 /** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
@@ -153,6 +146,7 @@ export class NodeAgent {
   private readonly commands: ContainerCommands;
   /** CPU time (µs) waiting pool members used, counted since the agent started. */
   private waitingCpuMicros = 0;
+  private spareNetworks?: SpareNetworks;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -166,6 +160,16 @@ export class NodeAgent {
     this.hostIds = { ids, uids: new PodUids(ids.podUids), addresses: new PodAddresses(ids.loopbackOctet) };
     this.options.log.debug({ block: ids.block, podUids: ids.podUids, loopback: `127.${ids.loopbackOctet}.0.0/16` }, 'holding a block of host ids');
     await this.registration.start();
+    const { sandbox, entrances, spareNetworks, log } = this.options;
+    if (sandbox?.network === 'pasta' && spareNetworks !== false) {
+      this.spareNetworks = new SpareNetworks({
+        forwardPorts: sandbox.forwardPorts,
+        entrances: this.usesEntrances() ? entrances : undefined,
+        uids: runsAsRoot() ? this.hostIds.uids : undefined,
+        log,
+      });
+      this.spareNetworks.start();
+    }
     this.pods.addHandlers({
       onAdd: (pod) => {
         this.syncLogged(pod);
@@ -192,6 +196,7 @@ export class NodeAgent {
     this.hostsFiles.stop();
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
+    await this.spareNetworks?.close();
     this.options.memory?.cgroups?.close();
     this.options.cpu?.close();
     await this.registration.stop();
@@ -201,6 +206,12 @@ export class NodeAgent {
   private get claimed(): { ids: HostIds; uids: PodUids; addresses: PodAddresses } {
     if (!this.hostIds) throw new Error('the node agent runs pods only once started');
     return this.hostIds;
+  }
+
+  /** Sandboxed pods with a network of their own reach the control plane through an entrance each. */
+  private usesEntrances(): boolean {
+    const { sandbox, entrances } = this.options;
+    return sandbox?.network === 'pasta' && entrances !== undefined && sandbox.forwardPorts.includes(entrances.port);
   }
 
   get runningPods(): number {
@@ -242,9 +253,12 @@ export class NodeAgent {
     const dir = join(this.options.workDir, `${pod.metadata.namespace}_${pod.metadata.name}_${(pod.metadata.uid ?? '').slice(0, 8)}`);
     let markCleanedUp = () => {};
     const cleanedUp = new Promise<void>((resolve) => (markCleanedUp = resolve));
-    const local: LocalPod = { dir, exited: Promise.resolve([]), cleanedUp, markCleanedUp, stopping: false, output: [], timers: [] };
-    this.local.set(key, local);
     const sandbox = this.options.sandbox;
+    const npmCacheRoot = pod.metadata.labels?.[Labels.role] === Roles.buildPod ? this.options.npmCacheDir : undefined;
+    // A build shares its project's npm cache, and so its host user; the network's user would be another.
+    const spare = npmCacheRoot ? undefined : this.spareNetworks?.take();
+    const local: LocalPod = { dir, exited: Promise.resolve([]), cleanedUp, markCleanedUp, stopping: false, output: [], timers: [], spare, entrance: spare?.entrance };
+    this.local.set(key, local);
     // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
     // the host's network the pod's fixed ports (CDP, the session proxy) become free ports of its own.
     const podEnv: Record<string, string> = {};
@@ -274,9 +288,7 @@ export class NodeAgent {
       containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, ip)));
       volumes = this.volumeFolders(pod, dir);
       await this.fillProjectedVolumes(pod, volumes, local, podIP);
-      if (sandbox?.network === 'pasta' && this.options.entrances && sandbox.forwardPorts.includes(this.options.entrances.port)) {
-        local.entrance = await this.options.entrances.openFor();
-      }
+      if (this.usesEntrances()) local.entrance ??= await this.options.entrances!.openFor();
     } catch (err) {
       // As a kubelet that cannot prepare a pod (its config, its folder, an address): the pod does
       // not start, and says why, instead of staying Pending with nothing running.
@@ -303,22 +315,24 @@ export class NodeAgent {
       this.options.log.debug({ pod: key, output: text.trimEnd() }, 'pod output');
       this.options.onPodOutput?.({ namespace: pod.metadata.namespace ?? '', name: pod.metadata.name }, text);
     };
-    let uid: number | undefined;
+    let uid = spare?.uid;
     try {
-      const enter = this.cgroupsOf(pod, local);
-      const npmCache = this.options.npmCacheDir && pod.metadata.labels?.[Labels.role] === Roles.buildPod
-        ? projectNpmCache(this.options.npmCacheDir, pod.metadata.namespace ?? 'default', sandbox && runsAsRoot() ? this.claimed.ids.projectUids : undefined)
+      const procsFiles = this.cgroupsOf(pod, local);
+      const enter: EnterCgroup | undefined = procsFiles.length > 0 ? (command, user) => enterCgroups(procsFiles, command, user) : undefined;
+      const npmCache = npmCacheRoot
+        ? projectNpmCache(npmCacheRoot, pod.metadata.namespace ?? 'default', sandbox && runsAsRoot() ? this.claimed.ids.projectUids : undefined)
         : undefined;
       if (sandbox) {
         // Builds of a project share its npm cache, so they run as the cache's user; every other pod as its own.
-        uid = runsAsRoot() ? (npmCache?.uid ?? this.claimed.uids.acquire()) : undefined;
+        uid ??= runsAsRoot() ? (npmCache?.uid ?? this.claimed.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv[PodEnv.artifactFile] = SANDBOX_ARTIFACT_FILE;
         const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
         if (local.hostsFile) readOnly.push({ source: local.hostsFile, target: '/etc/hosts' });
         // The control plane's port leads to the pod's own entrance.
         const hostPorts = local.entrance && this.options.entrances ? { [this.options.entrances.port]: local.entrance.port } : undefined;
-        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter, hostPorts);
+        const network = spare && this.joinedCgroups(spare, procsFiles, key) ? spare : undefined;
+        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter, hostPorts, network);
       } else {
         if (npmCache) podEnv[PodEnv.npmCache] = npmCache.dir;
         if (artifact) podEnv[PodEnv.artifactFile] = artifact;
@@ -356,6 +370,7 @@ export class NodeAgent {
         this.diskWatch.unwatch(local);
         local.timers.forEach(clearTimeout);
         local.entrance?.close();
+        await local.spare?.end();
         if (podIP) this.claimed.addresses.release(podIP);
         // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
         if (local.memory?.outOfMemory()) local.outOfMemory = true;
@@ -385,6 +400,10 @@ export class NodeAgent {
   private async releasePrepared(local: LocalPod, podIP: string | undefined): Promise<void> {
     local.timers.forEach(clearTimeout);
     local.entrance?.close();
+    if (local.spare) {
+      await local.spare.end();
+      if (local.spare.uid !== undefined) this.claimed.uids.release(local.spare.uid);
+    }
     if (podIP) this.claimed.addresses.release(podIP);
     await removeFolder(local.dir);
     local.markCleanedUp();
@@ -403,6 +422,7 @@ export class NodeAgent {
     onOutput: (text: string) => void,
     enter: EnterCgroup | undefined,
     hostPorts: Record<number, number> | undefined,
+    network: SpareNetwork | undefined,
   ): PodProcesses {
     const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath, readOnly: ro }) => ({ source: folder, target: mountPath, writable: !ro }))];
     const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
@@ -421,14 +441,14 @@ export class NodeAgent {
     const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
     // An agent's start is on an invocation's or a build's path; a server's (`browserfn api`) is not, and keeps a process of its own.
     const inProcess = pod.spec.containers.length === 1 && this.commands.agentMainOf(pod.spec.containers[0].command) !== undefined;
-    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, hostPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess }, onOutput);
+    return startSandboxedPod(containers, { sandbox: { network: sandbox.network, forwardPorts: sandbox.forwardPorts, hostPorts, mounts, maxProcesses, shmBytes }, launcher, uid, gid: uid, enter, inProcess, network }, onOutput);
   }
 
   /**
    * The pod's own cgroups: memory at its limit, watched for running out of memory (then everything
-   * of the pod is killed and it ends OOMKilled), and CPU at its share; returns how its processes enter them.
+   * of the pod is killed and it ends OOMKilled), and CPU at its share; returns the files its processes enter them by.
    */
-  private cgroupsOf(pod: PodObject, local: LocalPod): EnterCgroup | undefined {
+  private cgroupsOf(pod: PodObject, local: LocalPod): string[] {
     const { cgroups, defaults } = this.options.memory ?? {};
     if (cgroups && defaults) {
       const memory = cgroups.create(basename(local.dir), podMemoryLimitBytes(pod, defaults));
@@ -442,8 +462,23 @@ export class NodeAgent {
     // Its labels as they are now: a member may have been claimed while it was being prepared.
     const current = this.pods.get(pod.metadata.namespace, pod.metadata.name) ?? pod;
     local.cpu = this.options.cpu?.create(basename(local.dir), podCpuShare(pod), isWaitingMember(current));
-    const procsFiles = [...(local.memory ? [local.memory.procsFile] : []), ...(local.cpu?.procsFiles ?? [])];
-    return procsFiles.length > 0 ? (command, user) => enterCgroups(procsFiles, command, user) : undefined;
+    return [...(local.memory ? [local.memory.procsFile] : []), ...(local.cpu?.procsFiles ?? [])];
+  }
+
+  /**
+   * Moves a network made ahead (its pasta relays the pod's traffic) into the pod's cgroups, whose
+   * memory and CPU it then counts toward. Memory it took before stays charged where it was made.
+   * False: it could not be moved, is ended, and the pod starts a pasta of its own.
+   */
+  private joinedCgroups(spare: SpareNetwork, procsFiles: string[], key: string): boolean {
+    try {
+      for (const file of new Set(procsFiles)) for (const pid of spare.pids) writeFileSync(file, String(pid));
+      return true;
+    } catch (err) {
+      this.options.log.warn({ pod: key, err: (err as Error).message }, 'could not move a network made ahead into the pod\'s cgroups; the pod starts its own');
+      void spare.end();
+      return false;
+    }
   }
 
   /** A pool member claimed here leaves the idle class for its pod's own CPU share. */

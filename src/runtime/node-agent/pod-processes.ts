@@ -50,16 +50,24 @@ export interface SandboxedPodOptions {
   enter?: EnterCgroup;
   /** The lone container runs one of this package's agents: the launcher may run it in its own process (pod-launcher.ts). */
   inProcess?: boolean;
+  /** A network made ahead (spare-networks.ts) that the pod joins instead of starting pasta; it ends with the pod. */
+  network?: JoinedNetwork;
+}
+
+export interface JoinedNetwork {
+  holderPid: number;
+  end(): Promise<void>;
+  kill(): void;
 }
 
 /**
- * Sandboxed: pasta and bwrap around the pod launcher, which starts the containers inside. The
- * outermost process leads a process group of its own; SIGKILL to it takes bwrap down, and bwrap
- * (--die-with-parent) the PID namespace and everything in it.
+ * Sandboxed: pasta (or a network made ahead) and bwrap around the pod launcher, which starts the
+ * containers inside. The outermost process leads a process group of its own; SIGKILL to it takes
+ * bwrap down, and bwrap (--die-with-parent) the PID namespace and everything in it.
  */
 export function startSandboxedPod(containers: LaunchedContainer[], options: SandboxedPodOptions, onOutput: OnOutput): PodProcesses {
-  const [sandboxFile, sandboxArgs] = sandboxCommand({ ...options.sandbox, command: options.launcher });
-  const { uid, gid, enter } = options;
+  const { uid, gid, enter, network } = options;
+  const [sandboxFile, sandboxArgs] = sandboxCommand({ ...options.sandbox, joinNetworkOf: network?.holderPid, command: options.launcher });
   const user = uid !== undefined ? { uid, gid: gid ?? uid } : undefined;
   const [file, ...args] = enter ? enter([sandboxFile, ...sandboxArgs], user) : [sandboxFile, ...sandboxArgs];
   const spawnUser = enter ? {} : { uid, gid };
@@ -75,13 +83,19 @@ export function startSandboxedPod(containers: LaunchedContainer[], options: Sand
     else onOutput(line + '\n');
   });
   // 'close', not 'exit': the result line must have been read.
-  const exited = exitCodeOf(child, onOutput, 'close').then((code) => result?.exitCodes ?? containers.map(() => (code === 0 ? 1 : code)));
+  const exited = exitCodeOf(child, onOutput, 'close').then(async (code) => {
+    await network?.end();
+    return result?.exitCodes ?? containers.map(() => (code === 0 ? 1 : code));
+  });
   return {
     exited,
     terminate: () => {
       if (child.stdin?.writable) child.stdin.write(TERMINATE_LINE + '\n');
     },
-    kill: () => signalGroup(child, 'SIGKILL'),
+    kill: () => {
+      signalGroup(child, 'SIGKILL');
+      network?.kill();
+    },
     pids: [child.pid],
   };
 }

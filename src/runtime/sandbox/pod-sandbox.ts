@@ -1,6 +1,7 @@
 // The command line that runs one pod in its own namespaces: pasta gives it a network namespace with
 // outbound internet (and nothing of the host's loopback but the forwarded ports), bubblewrap gives
-// it its own user, mount, PID, IPC and UTS namespaces with only the listed folders visible.
+// it its own user, mount, PID, IPC and UTS namespaces with only the listed folders visible. The
+// network may also be made ahead (spare-networks.ts): the pod's bubblewrap then joins it.
 import { existsSync } from 'node:fs';
 
 export interface SandboxMount {
@@ -30,7 +31,15 @@ export interface PodSandboxSpec {
   shmBytes?: number;
   /** The command run inside; its exit ends the sandbox. */
   command: string[];
+  /**
+   * With `pasta`: the host pid of the process holding a network made ahead (`networkHolderCommand`),
+   * whose user and network namespaces the pod joins instead of starting a pasta of its own. The
+   * forwarded ports are then those that pasta was started with.
+   */
+  joinNetworkOf?: number;
 }
+
+export type PodNetworkSpec = Pick<PodSandboxSpec, 'forwardPorts' | 'hostPorts'>;
 
 /** The uid and gid processes have inside the sandbox (the pod templates' runAsUser). */
 export const SANDBOX_UID = 10001;
@@ -54,16 +63,36 @@ const OPERATOR_SETTINGS_FOLDERS = ['/usr/etc', '/usr/local/etc'];
 
 export function sandboxCommand(spec: PodSandboxSpec): [string, string[]] {
   const bwrap = ['bwrap', ...bwrapArguments(spec), '--', ...spec.command];
-  const forwards = spec.forwardPorts.map((port) => (spec.hostPorts?.[port] ? `${port}:${spec.hostPorts[port]}` : String(port)));
-  const outermost = spec.network === 'host' ? bwrap : ['pasta', ...pastaArguments(forwards), '--', ...bwrap];
+  const outermost =
+    spec.network === 'host' ? bwrap
+    : spec.joinNetworkOf !== undefined ? joinNetworkCommand(spec.joinNetworkOf, bwrap)
+    : ['pasta', ...pastaArguments(spec), '--', ...bwrap];
   const command = spec.maxProcesses ? ['prlimit', `--nproc=${spec.maxProcesses}:${spec.maxProcesses}`, '--', ...outermost] : outermost;
   return [command[0], command.slice(1)];
 }
 
-/** `forwards`: pasta's port specs, `port` or `port:hostPort`. */
-function pastaArguments(forwards: string[]): string[] {
+/**
+ * A pod's network made ahead: pasta with the pod's forwardings around `holder`, a process that
+ * keeps the namespaces alive until it ends (pasta ends with it).
+ */
+export function networkHolderCommand(spec: PodNetworkSpec, holder: string[]): [string, string[]] {
+  return ['pasta', [...pastaArguments(spec), '--', ...holder]];
+}
+
+/**
+ * `command` run in the user, network and PID namespaces of host process `pid`, as if pasta had
+ * started it. It keeps its host credentials, which are root in that user namespace (pasta maps
+ * its user there). In that PID namespace, whose init is the holder, a process orphaned when the
+ * pod is killed (bubblewrap's inner one) is reaped as the holder ends, not left to the host's init.
+ */
+export function joinNetworkCommand(pid: number, command: string[]): string[] {
+  return ['nsenter', `--target=${pid}`, '--user', '--net', '--pid', '--preserve-credentials', '--', ...command];
+}
+
+function pastaArguments(spec: PodNetworkSpec): string[] {
   // Every forwarding is explicit: pasta's default ("auto") would mirror the host's listening
   // loopback ports into the pod and the pod's into the host.
+  const forwards = spec.forwardPorts.map((port) => (spec.hostPorts?.[port] ? `${port}:${spec.hostPorts[port]}` : String(port)));
   const tcpToHost = forwards.length > 0 ? forwards.join(',') : 'none';
   return ['--config-net', '--quiet', '--no-map-gw', '-t', 'none', '-u', 'none', '-T', tcpToHost, '-U', 'none'];
 }

@@ -1,6 +1,7 @@
 // The node agent's pod sandbox with real processes: all containers of a pod share one sandbox and
 // its loopback (the sidecar layout), a pod sees its own folder at its mount path and nothing of
-// the host's data, and deleting a pod leaves none of its processes, not even detached ones.
+// the host's data, and deleting a pod leaves none of its processes, not even detached ones; a pod
+// network made ahead serves one pod only and counts toward its cgroups.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { codeMounts, SANDBOX_PACKAGE_DIR } from '../../src/runtime/node-agent/co
 import { hostIdBlock } from '../../src/runtime/node-agent/host-ids.js';
 import { runsAsRoot, trialUid } from '../../src/runtime/node-agent/pod-users.js';
 import { detectSandboxSupport } from '../../src/runtime/sandbox/sandbox-support.js';
+import { detectMemoryCgroups } from '../../src/runtime/node-agent/memory-cgroups.js';
 import type { Container, PodObject } from '../../src/schemas/pod.js';
 import { processesUnder, processTreeOf, realUidOf } from '../support/processes.js';
 import { waitFor } from '../support/service.js';
@@ -59,6 +61,18 @@ function networksMadeAhead(): Set<string> {
     }
   }
   return held;
+}
+
+/** The pasta whose holder is in network namespace `network`, if any. */
+function pastaHolding(network: string): number | undefined {
+  for (const { pid, cmdline } of processTreeOf(new Set([process.pid]))) {
+    try {
+      if (cmdline.startsWith('pasta ') && readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).some((child) => child && readlinkSync(`/proc/${child}/ns/net`) === network)) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 
 /** A pod that prints its network namespace, then exits 0 once the control plane at `url` answered it. */
@@ -189,6 +203,41 @@ describe('node agent: pods in sandboxes', function () {
     assert.equal((await finished('joins-second')).status?.phase, 'Succeeded', output.get('joins-second'));
     const second = networkOf('joins-second');
     assert.ok(second && next.has(second) && second !== first, `the second pod ran in ${second}; made ahead: ${[...next].join(', ')}; the first pod's: ${first}`);
+  });
+
+  it('moves the network made ahead into the memory cgroup of the pod that takes it, which then counts its pasta', async function () {
+    const memory = detectMemoryCgroups();
+    if (!memory.available) {
+      console.warn(`SKIPPED: no memory cgroup for pods on this machine (${memory.reason})`);
+      this.skip();
+    }
+    const nodeName = `${NODE}-cgroups`;
+    const bounded = new NodeAgent({
+      cluster,
+      nodeName,
+      workDir: join(dataDir, 'cgroup-pods'),
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      sandbox,
+      gracePeriodSeconds: 2,
+      memory: { cgroups: memory.cgroups, defaults: { containerLimitBytes: 512 * 1024 * 1024, shmBytes: 64 * 1024 * 1024 } },
+      onPodOutput: (pod, text) => output.set(pod.name, (output.get(pod.name) ?? '') + text),
+    });
+    await bounded.start();
+    try {
+      await waitFor('a network made ahead', async () => (networksMadeAhead().size > 1 ? true : undefined), 20_000);
+      const running = pod('cgroup-joined', [{ name: 'main', command: node("console.log('network', require('fs').readlinkSync('/proc/self/ns/net')); setInterval(() => {}, 1000)") }]);
+      running.spec.nodeName = nodeName;
+      await pods().create(running);
+      const network = await waitFor('the pod to say its network', async () => networkOf('cgroup-joined'), 20_000);
+      const pasta = pastaHolding(network);
+      assert.ok(pasta, `no pasta holds the pod's network ${network}: it was not made ahead`);
+      const memoryCgroup = /^\d+:memory:(.*)$/m.exec(readFileSync(`/proc/${pasta}/cgroup`, 'utf8'))?.[1] ?? '';
+      assert.match(memoryCgroup, /\/default_cgroup-joined_[^/]+$/, 'the pasta relaying the pod\'s traffic is in the pod\'s memory cgroup');
+      await pods().delete('default', 'cgroup-joined');
+      await waitFor('the pod to stop', async () => (bounded.runningPods === 0 ? true : undefined), 20_000);
+    } finally {
+      await bounded.stop();
+    }
   });
 
   it('pods started together each get a network of their own, one the network made ahead, all reaching the control plane', async () => {

@@ -28,7 +28,10 @@ export async function publish(svc: TestService, root: string, entry = 'index.ts'
     }, 240_000, 200);
   } catch (error) {
     const logs = await svc.request('GET', `/v1/functions/builds/${created.body.id}/logs`, undefined, headers).catch(() => undefined);
-    throw new Error(`${(error as Error).message}; it last read ${JSON.stringify(last)}; its log: ${JSON.stringify(logs?.body).slice(-2000)}`);
+    // With a captured service log, what the node agent and the build pod said last (their output at debug).
+    const serviceLines = svc.logLines.filter((line) => /build/i.test(line)).slice(-30).map((line) => line.slice(0, 400));
+    const service = serviceLines.length > 0 ? `; the service's last lines about builds:\n${serviceLines.join('\n')}` : '';
+    throw new Error(`${(error as Error).message}; it last read ${JSON.stringify(last)}; its log: ${JSON.stringify(logs?.body).slice(-2000)}${service}`);
   }
 }
 

@@ -80,8 +80,6 @@ export interface NodeAgentOptions {
   memory?: { cgroups?: MemoryCgroups; defaults: PodMemoryDefaults };
   /** Each pod's CPU cgroup (unset: pods share the server's, as the caller warned). */
   cpu?: CpuCgroups;
-  /** Sandboxed pods with a network of their own join one made ahead when one is ready (spare-networks.ts); false: each starts its own. */
-  spareNetworks?: boolean;
 }
 
 export interface NodeSandbox {
@@ -160,8 +158,9 @@ export class NodeAgent {
     this.hostIds = { ids, uids: new PodUids(ids.podUids), addresses: new PodAddresses(ids.loopbackOctet) };
     this.options.log.debug({ block: ids.block, podUids: ids.podUids, loopback: `127.${ids.loopbackOctet}.0.0/16` }, 'holding a block of host ids');
     await this.registration.start();
-    const { sandbox, entrances, spareNetworks, log } = this.options;
-    if (sandbox?.network === 'pasta' && spareNetworks !== false) {
+    const { sandbox, entrances, log } = this.options;
+    // Sandboxed pods with a network of their own join one made ahead when one is ready.
+    if (sandbox?.network === 'pasta') {
       this.spareNetworks = new SpareNetworks({
         forwardPorts: sandbox.forwardPorts,
         entrances: this.usesEntrances() ? entrances : undefined,

@@ -1,6 +1,6 @@
 // Pod networks made ahead. Making a pod's network (pasta: its namespaces, netlink, its socket and
-// pipe pools) took 30-40 ms of a sandboxed pod's start, before anything of the pod could run, and
-// its CPU beside the pod's own. The node agent keeps one made, each with a host user and a
+// pipe pools) took 30-60 ms of a sandboxed pod's start, before anything of the pod could run, and
+// its CPU beside the pod's own. The node agent keeps one ready, made as a host user and with a
 // control-plane entrance of its own; the next sandboxed pod takes all three, and its bubblewrap
 // joins the namespaces (pod-sandbox.ts). The next one is made once that pod has ended, or
 // REFILL_DELAY_MS after it was taken, so that making it does not take CPU from the pod starting.

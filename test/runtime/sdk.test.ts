@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RuntimeApiServer, type RuntimeReport } from '../../src/runtime/pod-agent/runtime-api-server.js';
+import { MAX_WAITING_REQUESTS, RuntimeApiServer, type RuntimeReport } from '../../src/runtime/pod-agent/runtime-api-server.js';
 import { createFunctionRuntime, type FunctionRuntimeSettings } from '../../src/sdk/function-runtime.js';
 import { DuplicateFunctionNameError } from '../../src/sdk/registry.js';
 import { InvalidFunctionNameError } from '../../src/sdk/function-name.js';
@@ -130,6 +130,36 @@ describe('SDK defineFn', () => {
         assert.deepEqual(await answered, { status: 200, requestId: 'req-early', body: '{"early":true}' });
         assert.equal(polls, 1);
       } finally {
+        await api.close();
+      }
+    });
+
+    it('refuses requests past the few it holds before it serves, and still answers the poll it held', async () => {
+      const api = new RuntimeApiServer();
+      const runtimeApi = await api.listen();
+      const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+      const send = (path: string) =>
+        new Promise<{ status?: number; body: string }>((resolve, reject) => {
+          const request = get({ agent, host: runtimeApi.split(':')[0], port: Number(runtimeApi.split(':')[1]), path }, (response) => {
+            let body = '';
+            response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve({ status: response.statusCode, body }));
+          });
+          request.on('error', reject);
+        });
+      try {
+        const poll = send('/2018-06-01/runtime/invocation/next');
+        while (api.waitingRequests === 0) await new Promise((resolve) => setImmediate(resolve));
+        const held = Array.from({ length: MAX_WAITING_REQUESTS - 1 }, () => send('/2018-06-01/runtime/no-such-route'));
+        while (api.waitingRequests < MAX_WAITING_REQUESTS) await new Promise((resolve) => setImmediate(resolve));
+        const refused = await send('/2018-06-01/runtime/no-such-route');
+        assert.equal(refused.status, 429, refused.body);
+        assert.equal((JSON.parse(refused.body) as { errorType: string }).errorType, 'TooManyRequests');
+        api.serve({ firstInvocation: async () => ({ requestId: 'req-1', deadlineMs: Date.now() + 10_000, event: {} }), onPoll: () => undefined, onReport: () => undefined }, 1024);
+        assert.equal((await poll).status, 200);
+        assert.deepEqual(new Set((await Promise.all(held)).map((answer) => answer.status)), new Set([404]));
+      } finally {
+        agent.destroy();
         await api.close();
       }
     });

@@ -7,6 +7,11 @@ import type { AddressInfo } from 'node:net';
 
 const PREFIX = '/2018-06-01/runtime';
 const RESULT_PATH = new RegExp(`^${PREFIX}/invocation/([^/]+)/(response|error)$`);
+/**
+ * Requests held before serve(): a runtime sends one poll, so more are a user process flooding the
+ * agent before its invocation has started; they are refused rather than kept.
+ */
+export const MAX_WAITING_REQUESTS = 16;
 
 export interface ServedInvocation {
   requestId: string;
@@ -41,7 +46,8 @@ export class RuntimeApiServer {
   constructor() {
     this.#server = createServer((request, response) => {
       if (this.#handlers) this.#answer(request, response, this.#handlers);
-      else this.#waiting.push([request, response]);
+      else if (this.#waiting.length < MAX_WAITING_REQUESTS) this.#waiting.push([request, response]);
+      else sendJson(response, 429, { errorMessage: `more than ${MAX_WAITING_REQUESTS} requests before the runtime API started serving`, errorType: 'TooManyRequests' });
     });
     // Its one client is the pod's user process, whose handler may hold its event loop for minutes
     // (a big synchronous parse): Node's 5 s would close the kept-alive connection meanwhile, and the

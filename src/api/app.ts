@@ -11,6 +11,7 @@ import { ProjectRequestRate } from './request-rate.js';
 import { HttpError, errorBody, toHttpError } from './http-error.js';
 import { readJsonBody } from './body.js';
 import { drainRefusedBody } from './refused-body.js';
+import { bodyNotAskedFor } from './expect-continue.js';
 import { compileSchema } from './validation.js';
 import { describeErrors } from '../schemas/schema-errors.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -51,7 +52,8 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
       ctx.status = status;
       ctx.body = errorBody(status, message, known ? known.extra : {});
       if (known) ctx.set(known.headers);
-      if (!ctx.req.complete) drainRefusedBody(ctx.req);
+      // A body the client was never asked for (Expect: 100-continue) is not coming: the connection closes after the answer.
+      if (!ctx.req.complete && !bodyNotAskedFor(ctx.res)) drainRefusedBody(ctx.req);
     }
   });
 

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { HttpError } from './http-error.js';
 import { nestingDepth } from '../schemas/nesting.js';
+import { askForBody } from './expect-continue.js';
 
 /** Reads a JSON request body with a size limit; a wrong type, bad JSON or too large a body is a 4xx. */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
@@ -8,6 +9,7 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   if (declared > limit) throw new HttpError(413, `Request body is ${declared} bytes; the limit is ${limit} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
+  askForBody(ctx.res);
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw new HttpError(413, `Request body exceeds the limit of ${limit} bytes`);

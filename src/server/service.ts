@@ -46,6 +46,7 @@ import { PodEnv } from '../schemas/pod-env.js';
 import { systemClock } from '../controller/runtime/clock.js';
 import { assertProjectsIsolated, decideNodeSandbox, describeIsolation, openDataDirForPodUsers } from './node-sandbox.js';
 import { limitConnections } from './connection-limits.js';
+import { continueOnlyWhenBodyIsRead } from '../api/expect-continue.js';
 import { decideNodeMemory } from './node-memory.js';
 import { decideNodeCpu } from './node-cpu.js';
 
@@ -129,7 +130,9 @@ export async function startService(settings: Settings, options: ServiceOptions, 
   // Idle keep-alive connections are closed by clients first (undici after 4 s, load balancers after
   // 60 s), never by the server as a client reuses one: with Node's 5 s, a busy event loop fired the
   // server's timer just as the next request went out, which then failed with a connection reset.
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 }, app.callback());
+  const handle = app.callback();
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 }, handle);
+  continueOnlyWhenBodyIsRead(server, handle);
   limitConnections(server, settings.maxConnectionsPerClient);
   const upgrades = liveView ? acceptLiveViewUpgrades(server, liveView, deps) : undefined;
   await listen(server, settings.port, settings.host);

@@ -1,7 +1,8 @@
 // A request refused before its body has all arrived (no route, no key, too large): the client gets
 // the answer even when it sends its whole body before reading (as @browserbasehq/sdk's uploads and
 // most HTTP clients do), rather than a broken pipe; a body that keeps coming is cut off with its
-// connection after a while or past 64 MiB, so a refused request cannot hold one for ever.
+// connection after a while or past 64 MiB, so a refused request cannot hold one for ever; a client
+// that waits on `Expect: 100-continue` is asked for its body only once a route reads it.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
@@ -112,6 +113,40 @@ describe('requests refused before their body arrived', function () {
     await new Promise((resolve) => socket.once('close', resolve));
     clearInterval(drip);
     assert.match(answer(), /^HTTP\/1\.1 404 /);
+  });
+
+  it('asks for a body (100 Continue) only once the route reads it: a request without a key or with too large a body gets its answer first, and its connection closes', async () => {
+    const { hostname, port } = new URL(svc.url);
+    /** What the server sends first to a request that expects 100-continue and sends no body, and whether it then closes. */
+    const firstAnswer = async (head: string) => {
+      const socket = connect(Number(port), hostname);
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      const closed = once(socket, 'close');
+      socket.write(`${head}\r\nHost: ${hostname}\r\nExpect: 100-continue\r\n\r\n`);
+      await waitFor('an answer', async () => (received.includes('\r\n\r\n') ? true : undefined), 10_000, 10);
+      return { received: () => received, socket, closed };
+    };
+    for (const head of [
+      'POST /v1/secrets HTTP/1.1\r\nx-svc-api-key: wrong\r\nContent-Type: application/json\r\nContent-Length: 100000',
+      'POST /v1/functions/builds HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 100000',
+      `POST /v1/secrets HTTP/1.1\r\nx-svc-api-key: ${svc.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 999999999`,
+    ]) {
+      const answer = await firstAnswer(head);
+      const received = answer.received();
+      assert.match(received, /^HTTP\/1\.1 4\d\d /, `${head.split('\r\n')[0]}: ${received.slice(0, 200)}`);
+      assert.doesNotMatch(received, /100 Continue/);
+      assert.match(received, /connection: close/i);
+      await answer.closed;
+    }
+    const { received, socket } = await firstAnswer(`POST /v1/secrets HTTP/1.1\r\nx-svc-api-key: ${svc.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 2`);
+    assert.match(received(), /^HTTP\/1\.1 100 Continue\r\n\r\n$/, 'a request the route reads is asked for its body');
+    socket.write('{}');
+    await waitFor('the final answer', async () => (/\r\n\r\nHTTP\/1\.1 \d{3} /.test(received()) ? true : undefined), 10_000, 10);
+    assert.match(received(), /\r\n\r\nHTTP\/1\.1 400 .*body\.secretKey is required/s, 'the body it asked for was read');
+    socket.destroy();
   });
 
   it('takes a client gone mid-body for what it is: a 400 nobody reads, no server error in the log', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { defineRoute, type RouteContext } from '../../route.js';
 import { HttpError } from '../../http-error.js';
+import { askForBody } from '../../expect-continue.js';
 import { createBuild, parseBuildMetadata } from '../../../functions/builds.js';
 import { buildView } from '../../../functions/views.js';
 
@@ -100,6 +101,7 @@ function readUpload(ctx: RouteContext, maxArchiveBytes: number, archiveFile: str
     ctx.req.on('close', () => {
       if (!ctx.req.complete) abandon(new HttpError(400, 'The upload ended before its body did; send it again'));
     });
+    askForBody(ctx.res);
     ctx.req.pipe(parser);
   });
 }

@@ -1,5 +1,6 @@
 import { defineRoute } from '../../route.js';
 import { HttpError } from '../../http-error.js';
+import { askForBody } from '../../expect-continue.js';
 import { authorizePod, type PodOwner, type PodParams } from './pod-access.js';
 import { putRecordingFile, recordingRoom } from '../../../functions/recordings/recording-writes.js';
 import { isSessionClosing, isTerminal } from '../../../functions/invocations.js';
@@ -43,6 +44,7 @@ export default defineRoute<Params, unknown, unknown, PodOwner>({
     if (declared > room) throw overCap(declared);
     const chunks: Buffer[] = [];
     let size = 0;
+    askForBody(ctx.res);
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > room) throw overCap(size);

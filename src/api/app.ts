@@ -10,7 +10,7 @@ import { ApiKeyAuthenticator, requireMetricsToken } from './auth.js';
 import { ProjectRequestRate } from './request-rate.js';
 import { HttpError, errorBody, toHttpError } from './http-error.js';
 import { readJsonBody } from './body.js';
-import { drainRefusedBody } from './refused-body.js';
+import { drainRefusedBody, refusedBodyBound } from './refused-body.js';
 import { bodyNotAskedFor } from './expect-continue.js';
 import { compileSchema } from './validation.js';
 import { describeErrors } from '../schemas/schema-errors.js';
@@ -31,6 +31,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
   app.proxy = deps.settings.trustProxy;
   const auth = new ApiKeyAuthenticator(deps.settings.apiKeys);
   const rate = new ProjectRequestRate(deps.settings.apiRatePerProject);
+  const refusedBodyBytes = refusedBodyBound(deps.settings.maxArchiveBytes);
   const router = new Router<RouteState>();
   // What fails past the error middleware (a response stream broken by its client, a request the HTTP
   // parser refused mid-body) goes to the log, not as Koa's bare stack on stderr.
@@ -53,7 +54,7 @@ export function createApp(deps: ApiDeps, options: AppOptions): Koa<RouteState> {
       ctx.body = errorBody(status, message, known ? known.extra : {});
       if (known) ctx.set(known.headers);
       // A body the client was never asked for (Expect: 100-continue) is not coming: the connection closes after the answer.
-      if (!ctx.req.complete && !bodyNotAskedFor(ctx.res)) drainRefusedBody(ctx.req);
+      if (!ctx.req.complete && !bodyNotAskedFor(ctx.res)) drainRefusedBody(ctx.req, refusedBodyBytes);
     }
   });
 

@@ -1,7 +1,8 @@
 // A request refused before its body has all arrived (no route, no key, too large): the client gets
 // the answer even when it sends its whole body before reading (as @browserbasehq/sdk's uploads and
 // most HTTP clients do), rather than a broken pipe; a body that keeps coming is cut off with its
-// connection after a while or past 64 MiB, so a refused request cannot hold one for ever; a client
+// connection after a while or past 64 MiB (or the largest upload the operator allows, when more),
+// so a refused request cannot hold one for ever; a client
 // that waits on `Expect: 100-continue` is asked for its body only once a route reads it.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -77,6 +78,32 @@ describe('requests refused before their body arrived', function () {
     assert.match(((await noRoute.json()) as { message: string }).message, /No route for POST \/v1\/nowhere/);
     const noKey = await fetch(`${svc.url}/v1/functions/builds`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body });
     assert.equal(noKey.status, 401);
+  });
+
+  it('answers a refused upload sent whole when the operator allows uploads past 64 MiB (BROWSERFN_MAX_ARCHIVE_BYTES)', async () => {
+    const large = await startTestService({ BROWSERFN_MAX_ARCHIVE_BYTES: String(100 << 20) });
+    try {
+      // Sent whole before the answer is read, as @browserbasehq/sdk's uploads are: the server must not cut the connection meanwhile.
+      const { hostname, port } = new URL(large.url);
+      const socket = connect(Number(port), hostname);
+      let answer = '';
+      let closed = false;
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => (closed = true));
+      const size = 90 << 20;
+      socket.write(`POST /v1/functions/builds HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${size}\r\n\r\n`);
+      const chunk = Buffer.alloc(1 << 20);
+      for (let sent = 0; sent < size && !closed; sent += chunk.length) {
+        if (!socket.write(chunk)) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+      }
+      assert.equal(closed, false, 'the server cut the connection before the whole upload was sent');
+      await waitFor('the answer', async () => (answer.includes('Missing API key') ? true : undefined), 10_000, 10);
+      assert.match(answer, /^HTTP\/1\.1 401 /);
+      socket.destroy();
+    } finally {
+      await large.stop();
+    }
   });
 
   /** A raw connection that has sent `headers` of a POST to no route announcing a 1 GB body, and what it has been answered. */

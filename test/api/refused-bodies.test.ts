@@ -2,8 +2,8 @@
 // the answer even when it sends its whole body before reading (as @browserbasehq/sdk's uploads and
 // most HTTP clients do), rather than a broken pipe; a body that keeps coming is cut off with its
 // connection after a while or past 64 MiB (or the largest upload the operator allows, when more),
-// so a refused request cannot hold one for ever; a client
-// that waits on `Expect: 100-continue` is asked for its body only once a route reads it.
+// so a refused request cannot hold one for ever; a client that waits on `Expect: 100-continue` is
+// asked for its body only once a route reads it.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';

@@ -72,6 +72,16 @@ export function reportedBytes(entry: unknown): number {
   return Buffer.byteLength(JSON.stringify(entry)) + 1;
 }
 
+/**
+ * reportedBytes(entry) for an entry whose `params` (defined; its one large part) are already
+ * serialized as `paramsJson`, without serializing them again: the session recorder measures every
+ * CDP event as it comes.
+ */
+export function reportedBytesWithParams(entry: { params: unknown }, paramsJson: string): number {
+  // The same key order with a one-character value in place of the params.
+  return Buffer.byteLength(JSON.stringify({ ...entry, params: 0 })) - 1 + Buffer.byteLength(paramsJson) + 1;
+}
+
 /** Keeps the newest recorded session events that fit; the first entry, an event of its own, says how many were dropped. */
 export function capSessionLogs(entries: SessionLogEntry[], limitBytes: number): SessionLogEntry[] {
   return capEntries(entries, limitBytes, (dropped) => ({

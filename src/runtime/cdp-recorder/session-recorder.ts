@@ -3,7 +3,7 @@
 // browser level (flattened sessions), so pages opened by any client are covered from their start.
 import CDP from 'chrome-remote-interface';
 
-import { OUTCOME_LIMITS, reportedBytes } from '../../schemas/report-limits.js';
+import { OUTCOME_LIMITS, reportedBytesWithParams } from '../../schemas/report-limits.js';
 import type { SessionLogEntry } from '../../schemas/reports.js';
 import type { PageInstrument, PageTarget } from './page-instrument.js';
 
@@ -183,11 +183,13 @@ export class SessionRecorder {
       this.#dropped += 1;
       return;
     }
-    const params = message.params as Record<string, unknown>;
-    const serialized = JSON.stringify(params) ?? 'null';
+    const params = (message.params ?? {}) as Record<string, unknown>;
+    const serialized = JSON.stringify(params);
     let kept: unknown = params;
+    let keptJson = serialized;
     if (serialized.length > this.#limits.maxParamsChars) {
       kept = { truncated: true, originalChars: serialized.length, preview: serialized.slice(0, PREVIEW_CHARS) };
+      keptJson = JSON.stringify(kept);
     }
     const frame = params.frame as { id?: string; loaderId?: string } | undefined;
     const entry: SessionLogEntry = { method: message.method, timestamp: Date.now(), params: kept };
@@ -198,7 +200,7 @@ export class SessionRecorder {
     if (frameId) entry.frameId = frameId;
     const loaderId = typeof params.loaderId === 'string' ? params.loaderId : frame?.loaderId;
     if (loaderId) entry.loaderId = loaderId;
-    const bytes = reportedBytes(entry);
+    const bytes = reportedBytesWithParams(entry, keptJson);
     if (this.#totalBytes + bytes > this.#limits.maxTotalBytes) {
       this.#dropped += 1;
       return;

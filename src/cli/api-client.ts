@@ -1,4 +1,14 @@
 // A small client for the façade, used by the CLI commands.
+
+/** An answer that was not 2xx: its status says what the caller may do next (a 404: look elsewhere). */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
 export interface ClientOptions {
   apiUrl?: string;
   apiKey?: string;
@@ -33,7 +43,7 @@ export class ApiClient {
     const json = text ? (JSON.parse(text) as unknown) : undefined;
     if (!response.ok) {
       const message = (json as { message?: string } | undefined)?.message ?? text;
-      throw new Error(`${method} ${path} failed with ${response.status}: ${message}`);
+      throw new ApiError(`${method} ${path} failed with ${response.status}: ${message}`, response.status);
     }
     return json as T;
   }

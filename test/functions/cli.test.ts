@@ -64,6 +64,23 @@ describe('browserfn CLI: publish and invoke', function () {
     assert.match(unknown.stderr, /No Function named "no-such-fn" in this project/);
   });
 
+  it('invokes a Function whose name is shaped as an ID by that name, and by its ID', async () => {
+    const name = '123e4567-e89b-42d3-a456-426614174000';
+    const root = writeProject({ 'index.ts': `import { defineFn } from 'browserfn';\ndefineFn(${JSON.stringify(name)}, async () => 'named as an ID');` });
+    const published = await run(['publish', join(root, 'index.ts')], env);
+    assert.equal(published.code, 0, published.stderr);
+    const id = new RegExp(`^\\s+${name}\\s+id=([0-9a-f-]{36})`, 'm').exec(published.stdout)?.[1];
+    assert.ok(id && id !== name, published.stdout);
+    for (const ref of [name, id]) {
+      const ok = await run(['invoke', ref], env);
+      assert.equal(ok.code, 0, `${ref}: ${ok.stderr}`);
+      assert.equal(JSON.parse(ok.stdout), 'named as an ID');
+    }
+    const unknown = await run(['invoke', '00000000-0000-4000-8000-000000000000'], env);
+    assert.notEqual(unknown.code, 0);
+    assert.match(unknown.stderr, /No Function with that ID or named "00000000-0000-4000-8000-000000000000"/);
+  });
+
   it('waits out a 429 as its Retry-After says, then goes on', async () => {
     let refusals = 2;
     const server = createServer((req, res) => {

@@ -97,6 +97,6 @@ describe('browserfn secrets CLI', function () {
     assert.match(badName.stderr, /400: Invalid secretKey "9-LIVES": use 1 to 128 characters/);
     const missing = await runCli(['secrets', 'attach', '00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001', '--api-url', h.url], { env: { BROWSERFN_API_KEY: KEYS.a } });
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /404: Function .* does not exist/);
+    assert.match(missing.stderr, /No Function with that ID or named "00000000-0000-4000-8000-000000000000" in this project/);
   });
 });

@@ -1,5 +1,6 @@
-// The real façade with the secrets routes on 127.0.0.1:0, over a real embedded store, with every
-// log line captured (to prove that values never reach the log) and every response body recorded.
+// The real façade with the secrets routes (and the Function lookups the CLI makes) on 127.0.0.1:0,
+// over a real embedded store, with every log line captured (to prove that values never reach the
+// log) and every response body recorded.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/api/app.js';
 import { secretRoutes } from '../../src/api/routes/secrets/index.js';
+import functionsGet from '../../src/api/routes/functions/functions-get.js';
+import functionsList from '../../src/api/routes/functions/functions-list.js';
 import { openEmbeddedCluster } from '../../src/cluster/embedded/index.js';
 import { Kinds } from '../../src/cluster/objects.js';
 import type { ClusterPort } from '../../src/cluster/port.js';
@@ -51,7 +54,7 @@ export async function startHarness(): Promise<Harness> {
   const { log, lines: logLines } = captureLog('trace');
   const settings = loadSettings({ dataDir, env: { BROWSERFN_API_KEYS: `${KEYS.a}:${PROJECTS.a},${KEYS.b}:${PROJECTS.b}` } });
   const cluster = await openEmbeddedCluster({ file: join(dataDir, 'store.db'), encryptionKey: randomBytes(32) });
-  const app = createApp({ settings, cluster, log, metrics: new Metrics(), archive: null as unknown as Archive, waitingInvocations: new WaitingInvocations(cluster) }, { routes: secretRoutes });
+  const app = createApp({ settings, cluster, log, metrics: new Metrics(), archive: null as unknown as Archive, waitingInvocations: new WaitingInvocations(cluster) }, { routes: [...secretRoutes, functionsGet, functionsList] });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

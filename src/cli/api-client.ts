@@ -9,6 +9,7 @@ export class ApiError extends Error {
     super(message);
   }
 }
+
 export interface ClientOptions {
   apiUrl?: string;
   apiKey?: string;

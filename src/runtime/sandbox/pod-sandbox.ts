@@ -33,8 +33,8 @@ export interface PodSandboxSpec {
   command: string[];
   /**
    * With `pasta`: the host pid of the process holding a network made ahead (`networkHolderCommand`),
-   * whose user and network namespaces the pod joins instead of starting a pasta of its own. The
-   * forwarded ports are then those that pasta was started with.
+   * whose user, network and PID namespaces the pod joins instead of starting a pasta of its own.
+   * The forwarded ports are then those that pasta was started with.
    */
   joinNetworkOf?: number;
 }

@@ -54,8 +54,8 @@ describe('pod agent', function () {
     timeoutSeconds?: number;
     secrets?: Record<string, string>;
     rejectReports?: number;
-    onReport?: (podDir: string) => void;
-    onSessionRecords?: (podDir: string) => void;
+    onReport?: (podDir: string) => void | Promise<void>;
+    onSessionRecords?: (podDir: string) => void | Promise<void>;
     env?: Record<string, string>;
     sessionConfig?: Record<string, unknown>;
   }
@@ -114,6 +114,21 @@ describe('pod agent', function () {
   function userGroupStates(podDir: string): string[] {
     const user = processesUnder(podDir).find((p) => p.cmdline.includes('code-loader.js'));
     return user ? livingGroupMembers(user.pid).map((pid) => processStat(pid)?.state ?? 'gone') : [];
+  }
+
+  /**
+   * The states `read` gives once every process shows stopped ('T'), or as they are after two
+   * seconds: a SIGSTOP to a group takes effect as each process is next scheduled, which on busy
+   * cores comes a little after the signal was sent.
+   */
+  async function onceStopped(read: () => string[]): Promise<string[]> {
+    const deadline = Date.now() + 2000;
+    let states = read();
+    while (states.some((state) => state !== 'T') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      states = read();
+    }
+    return states;
   }
 
   function assertGone(...pids: number[]): void {
@@ -229,8 +244,13 @@ describe('pod agent', function () {
     const { report, logLines } = await invoke('echo', {
       params: { value: 1 },
       rejectReports: 1,
-      onReport: (podDir) => statesAtReport.push({ chromium: chromiumGroupStates(podDir), user: userGroupStates(podDir) }),
-      onSessionRecords: (podDir) => statesAtRecords.push({ chromium: chromiumGroupStates(podDir), user: userGroupStates(podDir) }),
+      onReport: async (podDir) => {
+        const chromium = chromiumGroupStates(podDir);
+        statesAtReport.push({ chromium, user: await onceStopped(() => userGroupStates(podDir)) });
+      },
+      onSessionRecords: async (podDir) => {
+        statesAtRecords.push({ chromium: await onceStopped(() => chromiumGroupStates(podDir)), user: await onceStopped(() => userGroupStates(podDir)) });
+      },
     });
     assert.equal(report.phase, 'COMPLETED');
     assert.equal(statesAtReport.length, 2, 'one refused report, one accepted');

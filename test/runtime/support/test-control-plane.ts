@@ -14,10 +14,10 @@ export interface PodScript {
   artifactSha256?: string;
   /** Answer this many report attempts with 503 before accepting one. */
   rejectReports?: number;
-  /** Called as each report attempt arrives, before it is answered: a look at the pod while its report is on its way. */
-  onReport?: () => void;
-  /** Called as the session records arrive, before they are answered. */
-  onSessionRecords?: () => void;
+  /** Called as each report attempt arrives, and waited for before it is answered: a look at the pod while its report is on its way. */
+  onReport?: () => void | Promise<void>;
+  /** Called as the session records arrive, and waited for before they are answered. */
+  onSessionRecords?: () => void | Promise<void>;
 }
 
 export interface ReceivedRequest {
@@ -109,8 +109,8 @@ export class TestControlPlane {
     if (match[3] === 'report' && request.method === 'POST') {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        pod.onReport?.();
+      request.on('end', async () => {
+        await pod.onReport?.();
         if ((pod.rejectReports ?? 0) > 0) {
           pod.rejectReports = (pod.rejectReports ?? 0) - 1;
           return end(response, 503, 'try again');
@@ -124,8 +124,8 @@ export class TestControlPlane {
     if (match[3] === 'session-records' && request.method === 'POST') {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        pod.onSessionRecords?.();
+      request.on('end', async () => {
+        await pod.onSessionRecords?.();
         this.#sessionRecords.set(key, [...(this.#sessionRecords.get(key) ?? []), JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown]);
         end(response, 204, '');
       });

@@ -22,10 +22,15 @@ interface Served {
   exited: Promise<number | null>;
 }
 
+/** Serve processes still running: a failed test's are killed after it, so the next can use the data dir. */
+const running = new Set<ChildProcess>();
+
 async function serve(dataDir: string, env: Record<string, string> = {}): Promise<Served> {
   const cleanEnv = { ...process.env };
   delete cleanEnv.BROWSERFN_API_KEY;
   delete cleanEnv.BROWSERFN_API_KEYS;
+  // Its startup output then always ends with the metrics line, which the wait below looks for.
+  delete cleanEnv.BROWSERFN_METRICS_TOKEN;
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
     // Host network for the sandboxed pods: the hold server listens on 127.0.0.1 (see test/support/service.ts).
     env: { ...cleanEnv, BROWSERFN_LOG_LEVEL: 'warn', BROWSERFN_SANDBOX_NETWORK: 'host', ...env },
@@ -34,8 +39,15 @@ async function serve(dataDir: string, env: Record<string, string> = {}): Promise
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await waitFor('serve to print its address', async () => /listening on (http:\/\/\S+)/.exec(out)?.[1], 30_000, 50);
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  // Its last startup line, not the first: the lines come in separate writes, which a read can fall between.
+  const url = await waitFor('serve to print its address and the rest of its startup lines', async () => (/^Prometheus metrics: /m.test(out) ? /listening on (http:\/\/\S+)/.exec(out)?.[1] : undefined), 30_000, 50);
   return { child, url, output: () => out, exited };
 }
 
@@ -43,6 +55,9 @@ describe('browserfn serve (process)', function () {
   this.timeout(180_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'browserfn-serve-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterEach(async () => {
+    await Promise.all([...running].map((child) => new Promise((resolve) => child.once('exit', resolve).kill('SIGKILL'))));
+  });
 
   it('generates the API key once, prints it, and keeps it across restarts', async () => {
     const first = await serve(dataDir);

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Logger } from '../../config/logger.js';
 import { joinNetworkCommand, networkHolderCommand, type PodNetworkSpec } from '../sandbox/pod-sandbox.js';
 import { signalProcessGroup } from '../sandbox/process-group.js';
+import { trial } from '../sandbox/sandbox-support.js';
 import type { PodEntrance, PodEntrances } from './pod-entrance.js';
 import type { PodUids } from './pod-users.js';
 
@@ -216,13 +217,8 @@ async function endHolder(child: ChildProcess, ended: Promise<void>, kill: () => 
 }
 
 /** Whether a process of `uid` can join the network as pods will (nsenter present, the user namespace its own). */
-function joinTrial(holderPid: number, uid: number | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    const [file, ...args] = joinNetworkCommand(holderPid, ['true']);
-    const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], uid, gid: uid, timeout: READY_TIMEOUT_MS });
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-1000)));
-    child.once('error', (err) => reject(new Error(`nsenter: ${err.message}`)));
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`a process could not join a network made ahead: ${stderr.trim() || `nsenter exited with ${code}`}`))));
-  });
+async function joinTrial(holderPid: number, uid: number | undefined): Promise<void> {
+  const [file, ...args] = joinNetworkCommand(holderPid, ['true']);
+  const joined = await trial([file, args], uid);
+  if (!joined.ok) throw new Error(`a process could not join a network made ahead: ${joined.detail}`);
 }

@@ -42,7 +42,8 @@ async function runProbe(probe: SandboxProbe): Promise<SandboxSupport> {
   return { available: true, chromiumSandbox: nested.ok };
 }
 
-function trial([file, args]: [string, string[]], uid?: number): Promise<{ ok: boolean; detail: string }> {
+/** Runs a command once as `uid`: whether it exited 0, and what it said if not. */
+export function trial([file, args]: [string, string[]], uid?: number): Promise<{ ok: boolean; detail: string }> {
   return new Promise((resolve) => {
     let stderr = '';
     const child = spawn(file, args, { stdio: ['ignore', 'ignore', 'pipe'], uid, gid: uid, timeout: TRIAL_TIMEOUT_MS });

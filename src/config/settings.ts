@@ -123,6 +123,8 @@ export interface Settings {
   sandboxNetwork: 'pasta' | 'host';
   /** Processes and threads one sandboxed pod may have when the server runs as root (each pod is then a user of its own). */
   podMaxProcesses: number;
+  /** Keep one sandbox ready for the next cold browser pod (BROWSERFN_SANDBOX_AHEAD; docs/runtime.md, "Sandboxes made ahead"). */
+  sandboxAhead: boolean;
   /** Largest upload (BROWSERFN_MAX_ARCHIVE_BYTES); it is stored in chunk ConfigMaps (src/functions/stored/artifact-store.ts). */
   maxArchiveBytes: number;
   /** Largest built artifact (BROWSERFN_MAX_ARTIFACT_BYTES): build pods fail BUNDLE_TOO_LARGE above it, the façade refuses to store more. */
@@ -220,6 +222,7 @@ export function loadSettings(input: SettingsInput = {}): Settings {
     sandbox: oneOfValue(env.BROWSERFN_SANDBOX, 'BROWSERFN_SANDBOX', ['auto', 'bwrap', 'off'] as const, 'auto'),
     sandboxNetwork: oneOfValue(env.BROWSERFN_SANDBOX_NETWORK, 'BROWSERFN_SANDBOX_NETWORK', ['pasta', 'host'] as const, 'pasta'),
     podMaxProcesses: intValue(env.BROWSERFN_POD_MAX_PROCESSES, 'BROWSERFN_POD_MAX_PROCESSES', 4096, 64, 1_000_000),
+    sandboxAhead: boolValue(env.BROWSERFN_SANDBOX_AHEAD, 'BROWSERFN_SANDBOX_AHEAD', true),
     maxArchiveBytes: intValue(env.BROWSERFN_MAX_ARCHIVE_BYTES, 'BROWSERFN_MAX_ARCHIVE_BYTES', DEFAULT_MAX_ARCHIVE_BYTES, 1024, 1024 * MiB),
     maxArtifactBytes,
     browserProxy: browserProxyFrom(env.BROWSERFN_BROWSER_PROXY),

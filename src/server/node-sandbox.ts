@@ -45,6 +45,7 @@ export async function decideNodeSandbox(settings: Settings, controlUrl: string):
       maxProcesses: settings.podMaxProcesses,
       chromiumSandbox: support.chromiumSandbox,
       code,
+      ahead: settings.sandboxAhead,
     },
     openedForPodUsers,
   };

@@ -71,7 +71,7 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     chromiumPath: env[PodEnv.chromiumPath] || defaultChromiumPath(),
     ffmpegPath: env.BROWSERFN_FFMPEG_PATH || '/usr/bin/ffmpeg',
     chromiumSandbox: env[PodEnv.chromiumSandbox] === '1',
-    runtimeModulesDir: resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir()),
+    runtimeModulesDir: runtimeModulesDirOf(env),
     viewport: viewportFrom(env[PodEnv.viewport]),
     sidecarCdpPort: cdpPort ? portFrom(cdpPort, PodEnv.cdpPort) : undefined,
     proxyPort: env[PodEnv.proxyPort] ? (env[PodEnv.proxyPort] === '0' ? 0 : portFrom(env[PodEnv.proxyPort]!, PodEnv.proxyPort)) : undefined,
@@ -81,6 +81,11 @@ export function readAgentSettings(env: NodeJS.ProcessEnv): AgentSettings {
     preload: preload === undefined ? [...RUNTIME_PACKAGES] : preloadFrom(preload),
     echoConsole: env[PodEnv.echoConsole] === '1',
   };
+}
+
+/** Where the packages bundles keep external are (BROWSERFN_RUNTIME_MODULES; unset: this package's own). */
+export function runtimeModulesDirOf(env: NodeJS.ProcessEnv): string {
+  return resolve(env.BROWSERFN_RUNTIME_MODULES || defaultRuntimeModulesDir());
 }
 
 function preloadFrom(raw: string): RuntimePackage[] {

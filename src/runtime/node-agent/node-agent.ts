@@ -16,7 +16,7 @@
 import { ControlPlaneClient } from '../agent-common/control-plane-client.js';
 import { operatorGlobalConfig } from '../../build/npm-settings.js';
 import type { ArtifactCache } from './artifact-cache.js';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +52,10 @@ import { evictedStatus, limitedFolders, type LimitedFolder } from './pod-disk.js
 import { DiskWatch } from './disk-watch.js';
 import { PodHostsFiles } from './pod-hosts-files.js';
 import { PodEnv } from '../../schemas/pod-env.js';
-import { SpareNetworks, type SpareNetwork } from './spare-networks.js';
+import { NetworkMaker, type SpareNetwork } from './spare-networks.js';
+import { SpareKeeper } from './spare-keeper.js';
+import { placeArtifact, SANDBOX_ARTIFACT_FILE, SpareSandboxes, type SandboxShape, type SpareSandbox } from './spare-sandboxes.js';
+import { inProcessScript, type LaunchedContainer } from './pod-launcher.js';
 
 export interface NodeAgentOptions {
   cluster: ClusterPort;
@@ -91,6 +94,8 @@ export interface NodeSandbox {
   /** Whether Chromium's own sandbox works inside ours. */
   chromiumSandbox: boolean;
   code: CodeMounts;
+  /** Keep one sandbox ready for the next cold browser pod (spare-sandboxes.ts); with `pasta` only. */
+  ahead?: boolean;
 }
 
 interface LocalPod {
@@ -116,18 +121,17 @@ interface LocalPod {
   cpuReadMicros?: number;
   /** The folder that held more than its sizeLimit, for which the pod was evicted. */
   evictedFor?: LimitedFolder;
-  /** The network made ahead it took, with its host user and entrance (spare-networks.ts). */
-  spare?: SpareNetwork;
+  /** The network or sandbox made ahead it took, with its host user and entrance (spare-networks.ts, spare-sandboxes.ts). */
+  spare?: SpareNetwork | SpareSandbox;
 }
-
-/** Where a browser pod finds its cached artifact inside a sandbox (read-only). */
-const SANDBOX_ARTIFACT_FILE = '/artifact/artifact.tar.gz';
 
 /** Where build pods find their project's npm cache inside a sandbox. */
 const SANDBOX_NPM_CACHE = '/npm-cache';
 /** In the npm cache folder: the host-ids block this agent had last, so the projects' caches keep their owners. */
 const HOST_IDS_MEMO = '.host-ids-block';
 const LAUNCHER_MAIN = fileURLToPath(new URL('./pod-launcher-main.js', import.meta.url));
+/** What of a pod's environment its agent prepares with in a sandbox made ahead (pod-handover.ts); a pod takes one made with the same. */
+const AHEAD_ENV = ['PATH', 'TZ', PodEnv.podDir, 'BROWSERFN_RUNTIME_MODULES'];
 
 export class NodeAgent {
   private readonly pods: Informer<PodObject>;
@@ -144,7 +148,8 @@ export class NodeAgent {
   private readonly commands: ContainerCommands;
   /** CPU time (µs) waiting pool members used, counted since the agent started. */
   private waitingCpuMicros = 0;
-  private spareNetworks?: SpareNetworks;
+  private spareNetworks?: SpareKeeper<SpareNetwork>;
+  private spareSandboxes?: SpareSandboxes;
 
   constructor(private readonly options: NodeAgentOptions) {
     this.pods = new Informer<PodObject>(options.cluster, Kinds.Pod, options.log);
@@ -161,13 +166,19 @@ export class NodeAgent {
     const { sandbox, entrances, log } = this.options;
     // Sandboxed pods with a network of their own join one made ahead when one is ready.
     if (sandbox?.network === 'pasta') {
-      this.spareNetworks = new SpareNetworks({
+      const networks = new NetworkMaker({
         forwardPorts: sandbox.forwardPorts,
         entrances: this.usesEntrances() ? entrances : undefined,
         uids: runsAsRoot() ? this.hostIds.uids : undefined,
         log,
       });
+      this.spareNetworks = new SpareKeeper(networks);
       this.spareNetworks.start();
+      // Cold browser pods take a whole sandbox made ahead, in a network of its own.
+      if (sandbox.ahead) {
+        const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
+        this.spareSandboxes = new SpareSandboxes({ networks, workDir: this.options.workDir, codeMounts: sandbox.code.mounts, forwardPorts: sandbox.forwardPorts, maxProcesses: sandbox.maxProcesses, launcher, log });
+      }
     }
     this.pods.addHandlers({
       onAdd: (pod) => {
@@ -195,7 +206,7 @@ export class NodeAgent {
     this.hostsFiles.stop();
     await this.pods.stop();
     await Promise.all([...this.local.keys()].map((key) => this.stopPod(key)));
-    await this.spareNetworks?.close();
+    await Promise.all([this.spareNetworks?.close(), this.spareSandboxes?.close()]);
     this.options.memory?.cgroups?.close();
     this.options.cpu?.close();
     await this.registration.stop();
@@ -254,9 +265,7 @@ export class NodeAgent {
     const cleanedUp = new Promise<void>((resolve) => (markCleanedUp = resolve));
     const sandbox = this.options.sandbox;
     const npmCacheRoot = pod.metadata.labels?.[Labels.role] === Roles.buildPod ? this.options.npmCacheDir : undefined;
-    // A build shares its project's npm cache, and so its host user; the network's user would be another.
-    const spare = npmCacheRoot ? undefined : this.spareNetworks?.take();
-    const local: LocalPod = { dir, exited: Promise.resolve([]), cleanedUp, markCleanedUp, stopping: false, output: [], timers: [], spare, entrance: spare?.entrance };
+    const local: LocalPod = { dir, exited: Promise.resolve([]), cleanedUp, markCleanedUp, stopping: false, output: [], timers: [] };
     this.local.set(key, local);
     // Containers share the pod's loopback in a cluster and in a sandbox with its own network; on
     // the host's network the pod's fixed ports (CDP, the session proxy) become free ports of its own.
@@ -285,6 +294,8 @@ export class NodeAgent {
       const wait = { ...DEFAULT_SECRET_WAIT, cancelled: () => local.stopping };
       const ip = podIP;
       containerEnvs = await Promise.all(pod.spec.containers.map((c) => resolveContainerEnv(this.options.cluster, pod, c, wait, ip)));
+      // A build shares its project's npm cache, and so its host user; the one made ahead would be another.
+      if (sandbox && !npmCacheRoot && !local.stopping) this.takeMadeAhead(pod, containerEnvs, sandbox, local);
       volumes = this.volumeFolders(pod, dir);
       await this.fillProjectedVolumes(pod, volumes, local, podIP);
       if (this.usesEntrances()) local.entrance ??= await this.options.entrances!.openFor();
@@ -314,6 +325,7 @@ export class NodeAgent {
       this.options.log.debug({ pod: key, output: text.trimEnd() }, 'pod output');
       this.options.onPodOutput?.({ namespace: pod.metadata.namespace ?? '', name: pod.metadata.name }, text);
     };
+    const spare = local.spare;
     let uid = spare?.uid;
     try {
       const procsFiles = this.cgroupsOf(pod, local);
@@ -326,12 +338,17 @@ export class NodeAgent {
         uid ??= runsAsRoot() ? (npmCache?.uid ?? this.claimed.uids.acquire()) : undefined;
         if (uid !== undefined) chownTree(dir, uid);
         if (artifact) podEnv[PodEnv.artifactFile] = SANDBOX_ARTIFACT_FILE;
-        const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
-        if (local.hostsFile) readOnly.push({ source: local.hostsFile, target: '/etc/hosts' });
         // The control plane's port leads to the pod's own entrance.
         const hostPorts = local.entrance && this.options.entrances ? { [this.options.entrances.port]: local.entrance.port } : undefined;
-        const network = spare && this.joinedCgroups(spare, procsFiles, key) ? spare : undefined;
-        local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter, hostPorts, network);
+        const joined = spare && this.joinedCgroups(spare, procsFiles, key) ? spare : undefined;
+        if (joined && 'sandbox' in joined) {
+          if (artifact) placeArtifact(dir, artifact);
+          local.processes = joined.sandbox.launch(this.sandboxedContainers(pod, containerEnvs, sandbox, podEnv), true, keep);
+        } else {
+          const readOnly = artifact ? [{ source: artifact, target: SANDBOX_ARTIFACT_FILE }] : [];
+          if (local.hostsFile) readOnly.push({ source: local.hostsFile, target: '/etc/hosts' });
+          local.processes = this.startSandboxed(pod, containerEnvs, sandbox, volumes, readOnly, npmCache?.dir, podEnv, uid, keep, enter, hostPorts, joined);
+        }
       } else {
         if (npmCache) podEnv[PodEnv.npmCache] = npmCache.dir;
         if (artifact) podEnv[PodEnv.artifactFile] = artifact;
@@ -355,7 +372,7 @@ export class NodeAgent {
       this.options.log.warn({ pod: key, volume: folder.name, sizeLimit: folder.sizeLimit }, 'pod wrote past a folder\'s size limit; evicted');
       local.processes?.kill();
     });
-    this.options.log.debug({ pod: key, pids: local.processes?.pids, sandboxed: Boolean(sandbox), uid }, 'pod started');
+    this.options.log.debug({ pod: key, pids: local.processes?.pids, sandboxed: Boolean(sandbox), madeAhead: madeAhead(local.spare), uid }, 'pod started');
     const running: PodStatus = { phase: 'Running', startTime: new Date().toISOString(), podIP, podIPs: podIP ? [{ ip: podIP }] : undefined, conditions: [condition('Ready', false)] };
     void this.setStatus(pod, running).then(async () => {
       if (!local.processes || !(await waitUntilReady(pod.spec.containers, podIP, () => local.stopping || this.local.get(key) !== local))) return;
@@ -408,6 +425,44 @@ export class NodeAgent {
     local.markCleanedUp();
   }
 
+  /**
+   * What the pod takes of what was made ahead: a cold browser pod a sandbox of its shape, whose
+   * folder becomes the pod's; any other pod (or none ready) a network.
+   */
+  private takeMadeAhead(pod: PodObject, containerEnvs: Record<string, string>[], sandbox: NodeSandbox, local: LocalPod): void {
+    const shape = this.spareSandboxes && this.sandboxShape(pod, containerEnvs, sandbox);
+    const ahead = shape && this.spareSandboxes!.take(shape);
+    local.spare = ahead || this.spareNetworks?.take();
+    local.entrance = local.spare?.entrance;
+    if (!ahead) return;
+    rmSync(local.dir, { recursive: true, force: true });
+    renameSync(ahead.dir, local.dir);
+  }
+
+  /**
+   * The shape of a sandbox made ahead (spare-sandboxes.ts) that the pod can take: a cold browser pod
+   * whose one container is the pod agent, run in the launcher's process, with only emptyDir volumes.
+   */
+  private sandboxShape(pod: PodObject, containerEnvs: Record<string, string>[], sandbox: NodeSandbox): SandboxShape | undefined {
+    const [command, ...others] = pod.spec.containers.map((c) => c.command ?? []);
+    const agent = others.length === 0 && command[0] === 'browserfn' && command[1] === 'pod-agent';
+    const poolMember = containerEnvs[0]?.[PodEnv.poolMember] === '1';
+    if (!agent || poolMember || pod.metadata.labels?.[Labels.role] !== Roles.browserPod || (pod.spec.volumes ?? []).some((v) => v.projected)) return undefined;
+    const [container] = this.sandboxedContainers(pod, containerEnvs, sandbox, {});
+    const agentScript = inProcessScript({ containers: [container], inProcess: true }, sandbox.code.node);
+    if (!agentScript) return undefined;
+    const env = Object.fromEntries(AHEAD_ENV.filter((name) => container.env[name] !== undefined).map((name) => [name, container.env[name]]));
+    const shmBytes = this.options.memory ? podShmBytes(pod, this.options.memory.defaults) : undefined;
+    return { volumes: podVolumes(pod), shmBytes, agentScript, env };
+  }
+
+  /** The pod's containers as its sandbox runs them: paths inside it, and the pod's environment on top of their own. */
+  private sandboxedContainers(pod: PodObject, containerEnvs: Record<string, string>[], sandbox: NodeSandbox, podEnv: Record<string, string>): LaunchedContainer[] {
+    const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
+    if (sandbox.chromiumSandbox) env[PodEnv.chromiumSandbox] = '1';
+    return pod.spec.containers.map((c, i) => this.commands.resolve(c, containerEnvs[i], env, (value) => value, sandbox));
+  }
+
   /** All containers of the pod in one sandbox: its volumes at their mount paths, the package code read-only. */
   private startSandboxed(
     pod: PodObject,
@@ -424,7 +479,7 @@ export class NodeAgent {
     network: SpareNetwork | undefined,
   ): PodProcesses {
     const mounts: SandboxMount[] = [...sandbox.code.mounts, ...readOnly, ...volumes.map(({ folder, mountPath, readOnly: ro }) => ({ source: folder, target: mountPath, writable: !ro }))];
-    const env: Record<string, string> = { ...podEnv, PATH: sandbox.code.path };
+    const env: Record<string, string> = { ...podEnv };
     if (npmCacheDir) {
       mounts.push({ source: npmCacheDir, target: SANDBOX_NPM_CACHE, writable: true });
       env[PodEnv.npmCache] = SANDBOX_NPM_CACHE;
@@ -432,8 +487,7 @@ export class NodeAgent {
       const operatorNpmrc = operatorGlobalConfig(process.env);
       if (existsSync(operatorNpmrc)) mounts.push({ source: operatorNpmrc, target: operatorNpmrc, writable: false });
     }
-    if (sandbox.chromiumSandbox) env[PodEnv.chromiumSandbox] = '1';
-    const containers = pod.spec.containers.map((c, i) => this.commands.resolve(c, containerEnvs[i], env, (value) => value, sandbox));
+    const containers = this.sandboxedContainers(pod, containerEnvs, sandbox, env);
     const launcher = [sandbox.code.node, sandbox.code.inside(LAUNCHER_MAIN)];
     // The limit counts every task of the pod's host user, so it is set only when that user is not the server's.
     const maxProcesses = uid !== undefined ? sandbox.maxProcesses : undefined;
@@ -469,12 +523,13 @@ export class NodeAgent {
    * memory and CPU it then counts toward. Memory it took before stays charged where it was made.
    * False: it could not be moved, is ended, and the pod starts a pasta of its own.
    */
-  private joinedCgroups(spare: SpareNetwork, procsFiles: string[], key: string): boolean {
+  private joinedCgroups(spare: SpareNetwork | SpareSandbox, procsFiles: string[], key: string): boolean {
     try {
-      for (const file of new Set(procsFiles)) for (const pid of spare.pids) writeFileSync(file, String(pid));
+      const pids = 'sandbox' in spare ? spare.processes() : spare.pids;
+      for (const file of new Set(procsFiles)) for (const pid of pids) writeFileSync(file, String(pid));
       return true;
     } catch (err) {
-      this.options.log.warn({ pod: key, err: (err as Error).message }, 'could not move a network made ahead into the pod\'s cgroups; the pod starts its own');
+      this.options.log.warn({ pod: key, err: (err as Error).message }, 'could not move what was made ahead into the pod\'s cgroups; the pod starts its own');
       void spare.end();
       return false;
     }
@@ -535,17 +590,9 @@ export class NodeAgent {
 
   /** The pod's volumes (emptyDirs) are folders of the pod's folder. */
   private volumeFolders(pod: PodObject, dir: string): VolumeFolder[] {
-    const seen = new Map<string, VolumeFolder>();
-    const projected = new Set((pod.spec.volumes ?? []).filter((v) => v.projected).map((v) => v.name));
-    for (const c of pod.spec.containers) {
-      for (const m of c.volumeMounts ?? []) {
-        // The sandbox makes /dev/shm a tmpfs of its own (unsandboxed pods share the host's).
-        if (isShmVolume(pod, m.name)) continue;
-        if (!seen.has(m.mountPath)) seen.set(m.mountPath, { name: m.name, folder: join(dir, m.name), mountPath: m.mountPath, readOnly: projected.has(m.name) || m.readOnly });
-      }
-    }
-    for (const { folder } of seen.values()) mkdirSync(folder, { recursive: true, mode: 0o700 });
-    return [...seen.values()];
+    const folders = podVolumes(pod).map((volume) => ({ ...volume, folder: join(dir, volume.name) }));
+    for (const { folder } of folders) mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folders;
   }
 
   /** Fills each projected volume the pod mounts, and requests its token again before it expires. */
@@ -606,6 +653,27 @@ export class NodeAgent {
       if (!isNotFound(err)) this.options.log.warn({ pod: pod.metadata.name, err: (err as Error).message }, 'pod status update failed');
     }
   }
+}
+
+type PodVolume = SandboxShape['volumes'][number];
+
+/** What the pod took of what was made ahead, for the logs. */
+function madeAhead(spare: LocalPod['spare']): 'sandbox' | 'network' | undefined {
+  return spare && ('sandbox' in spare ? 'sandbox' : 'network');
+}
+
+/** The pod's volumes by mount path (the first mount of each path). */
+function podVolumes(pod: PodObject): PodVolume[] {
+  const seen = new Map<string, PodVolume>();
+  const projected = new Set((pod.spec.volumes ?? []).filter((v) => v.projected).map((v) => v.name));
+  for (const c of pod.spec.containers) {
+    for (const m of c.volumeMounts ?? []) {
+      // The sandbox makes /dev/shm a tmpfs of its own (unsandboxed pods share the host's).
+      if (isShmVolume(pod, m.name)) continue;
+      if (!seen.has(m.mountPath)) seen.set(m.mountPath, { name: m.name, mountPath: m.mountPath, readOnly: projected.has(m.name) || m.readOnly === true });
+    }
+  }
+  return [...seen.values()];
 }
 
 /** Every value of the pod's containers that may name a Service: their environment, commands and arguments. */

@@ -6,10 +6,13 @@
 // A pod whose one container is this same Node running one of this package's agents (every
 // embedded browser and build pod; the node agent says so) has that script run in this process: no
 // second Node start (about 70 ms, more beside a starting browser) and no second Node's memory.
+// Started ahead of its pod (AHEAD_OF_POD, spare-sandboxes.ts), it loads that agent's script at once
+// and hands the process over to the pod whose request comes later (pod-handover.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { createInterface, type Interface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { offerPodHandover } from '../agent-common/pod-handover.js';
 
 export interface LaunchedContainer {
   name: string;
@@ -30,6 +33,14 @@ export interface LaunchResult {
 }
 
 export const TERMINATE_LINE = 'TERM';
+
+/**
+ * The launcher's first argument in a sandbox made ahead; the second is the agent script it runs,
+ * the third the environment (JSON) it prepares with until its pod's comes.
+ */
+export const AHEAD_OF_POD = '--ahead-of-pod';
+/** Its stdout line once the agent has prepared (pod-handover.ts): the sandbox can be handed out. */
+export const PREPARED_LINE = '{"prepared":true}';
 
 /** A line of the launcher's stdout that is its result, not a container's output. */
 export function isLaunchResult(value: unknown): value is LaunchResult {
@@ -56,7 +67,11 @@ export function inProcessScript(request: LaunchRequest, execPath: string): strin
 }
 
 /** Runs in the sandbox as its first process (see pod-launcher-main.ts). */
-export function runPodLauncher(): void {
+export function runPodLauncher(args = process.argv.slice(2)): void {
+  if (args[0] === AHEAD_OF_POD && args[1] && args[2]) {
+    runAheadOfPod(args[1], JSON.parse(args[2]) as Record<string, string>);
+    return;
+  }
   const lines = createInterface({ input: process.stdin });
   let children: ChildProcess[] | undefined;
   const terminate = () => children?.forEach((child) => child.kill('SIGTERM'));
@@ -87,6 +102,38 @@ export function runPodLauncher(): void {
  * result line goes out as this process exits, however that comes; its output is this process's.
  */
 function runInProcess(container: LaunchedContainer, script: string, lines: Interface): void {
+  reportExitOnExit();
+  becomeContainer(container, lines);
+  importScript(container.name, script);
+}
+
+/**
+ * A sandbox made ahead: the agent's script is imported now, and prepares what needs no pod before it
+ * waits for the handover; the pod's request then makes this process its container. The node agent
+ * hands such a sandbox only a pod whose one container runs that script here; anything else is refused.
+ */
+function runAheadOfPod(script: string, env: Record<string, string>): void {
+  const lines = createInterface({ input: process.stdin });
+  let handOver!: () => void;
+  const handed = new Promise<void>((resolve) => (handOver = resolve));
+  offerPodHandover({ handed, prepared: () => process.stdout.write(`${PREPARED_LINE}\n`) });
+  Object.assign(process.env, env);
+  reportExitOnExit();
+  lines.once('line', (line) => {
+    const request = JSON.parse(line) as LaunchRequest;
+    if (inProcessScript(request, process.execPath) !== script) {
+      process.stderr.write(`a sandbox made ahead for ${script} was handed another pod\n`);
+      process.exit(1);
+    }
+    becomeContainer(request.containers[0], lines);
+    handOver();
+  });
+  // No pod came: the node agent gave it up, or went away.
+  lines.on('close', () => process.exit(0));
+  importScript('pod', script);
+}
+
+function reportExitOnExit(): void {
   process.once('exit', (code) => {
     try {
       writeSync(1, `${JSON.stringify({ exitCodes: [code] } satisfies LaunchResult)}\n`);
@@ -94,6 +141,9 @@ function runInProcess(container: LaunchedContainer, script: string, lines: Inter
       // The node agent is gone: nobody is left to tell.
     }
   });
+}
+
+function becomeContainer(container: LaunchedContainer, lines: Interface): void {
   for (const name of Object.keys(process.env)) delete process.env[name];
   Object.assign(process.env, container.env);
   process.chdir(container.cwd);
@@ -106,8 +156,11 @@ function runInProcess(container: LaunchedContainer, script: string, lines: Inter
   lines.on('line', (line) => line === TERMINATE_LINE && terminate());
   lines.on('close', terminate);
   process.stdin.unref();
+}
+
+function importScript(name: string, script: string): void {
   import(pathToFileURL(script).href).catch((error: unknown) => {
-    process.stderr.write(`${container.name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   });
 }

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { sandboxCommand, type PodSandboxSpec } from '../sandbox/pod-sandbox.js';
 import { signalProcessGroup } from '../sandbox/process-group.js';
-import { isLaunchResult, TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
+import { isLaunchResult, PREPARED_LINE, TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
 
 export interface PodProcesses {
   /** Exit code per container, in the order given. */
@@ -66,37 +66,83 @@ export interface JoinedNetwork {
  * bwrap down, and bwrap (--die-with-parent) the PID namespace and everything in it.
  */
 export function startSandboxedPod(containers: LaunchedContainer[], options: SandboxedPodOptions, onOutput: OnOutput): PodProcesses {
+  const sandbox = spawnSandbox(options, { PATH: process.env.PATH ?? '/usr/bin:/bin' });
+  return sandbox.launch(containers, options.inProcess, onOutput);
+}
+
+/** A sandbox whose launcher runs before its pod exists (spare-sandboxes.ts): its launcher's arguments say what it prepares. */
+export interface SandboxAhead {
+  /** The sandbox's outermost process on the host. */
+  readonly pid: number;
+  /** Settles once the sandbox has exited. */
+  readonly ended: Promise<void>;
+  /** Settles once its launcher says the agent has prepared (pod-launcher.ts, PREPARED_LINE). */
+  readonly prepared: Promise<void>;
+  /** What it printed so far, for a sandbox that ended before any pod took it. */
+  output(): string;
+  /** Gives it its pod: the launch request goes to its launcher. */
+  launch(containers: LaunchedContainer[], inProcess: boolean | undefined, onOutput: OnOutput): PodProcesses;
+  /** Ends it unused: its launcher exits as its stdin closes, and everything is killed after `graceMs`. */
+  discard(graceMs: number): Promise<void>;
+}
+
+/** Starts the sandbox around its launcher with `env`; the pod comes with launch(). */
+export function spawnSandbox(options: SandboxedPodOptions, env: Record<string, string>): SandboxAhead {
   const { uid, gid, enter, network } = options;
   const [sandboxFile, sandboxArgs] = sandboxCommand({ ...options.sandbox, joinNetworkOf: network?.holderPid, command: options.launcher });
   const user = uid !== undefined ? { uid, gid: gid ?? uid } : undefined;
   const [file, ...args] = enter ? enter([sandboxFile, ...sandboxArgs], user) : [sandboxFile, ...sandboxArgs];
   const spawnUser = enter ? {} : { uid, gid };
-  const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...spawnUser, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const child = spawn(file, args, { detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...spawnUser, env });
   child.stdin?.on('error', () => undefined);
-  const request: LaunchRequest = { containers, inProcess: options.inProcess };
-  child.stdin?.write(JSON.stringify(request) + '\n');
+  let early = '';
+  let onOutput: OnOutput = (text) => (early = (early + text).slice(-4000));
   child.stderr?.on('data', (chunk: Buffer) => onOutput(chunk.toString()));
   let result: LaunchResult | undefined;
+  let markPrepared!: () => void;
+  const prepared = new Promise<void>((resolve) => (markPrepared = resolve));
   if (child.stdout) createInterface({ input: child.stdout }).on('line', (line) => {
     const parsed = parseJson(line);
-    if (isLaunchResult(parsed)) result = parsed;
+    if (line === PREPARED_LINE) markPrepared();
+    else if (isLaunchResult(parsed)) result = parsed;
     else onOutput(line + '\n');
   });
   // 'close', not 'exit': the result line must have been read.
-  const exited = exitCodeOf(child, onOutput, 'close').then(async (code) => {
-    await network?.end();
-    return result?.exitCodes ?? containers.map(() => (code === 0 ? 1 : code));
-  });
+  const closed = exitCodeOf(child, (text) => onOutput(text), 'close');
+  const ended = closed.then(() => undefined);
+  const kill = () => {
+    signalGroup(child, 'SIGKILL');
+    network?.kill();
+  };
   return {
-    exited,
-    terminate: () => {
-      if (child.stdin?.writable) child.stdin.write(TERMINATE_LINE + '\n');
+    pid: child.pid ?? -1,
+    ended,
+    prepared,
+    output: () => early,
+    launch(containers, inProcess, podOutput) {
+      onOutput = podOutput;
+      const request: LaunchRequest = { containers, inProcess };
+      child.stdin?.write(JSON.stringify(request) + '\n');
+      const exited = closed.then(async (code) => {
+        await network?.end();
+        return result?.exitCodes ?? containers.map(() => (code === 0 ? 1 : code));
+      });
+      return {
+        exited,
+        terminate: () => {
+          if (child.stdin?.writable) child.stdin.write(TERMINATE_LINE + '\n');
+        },
+        kill,
+        pids: [child.pid],
+      };
     },
-    kill: () => {
-      signalGroup(child, 'SIGKILL');
-      network?.kill();
+    async discard(graceMs) {
+      child.stdin?.end();
+      const timer = setTimeout(kill, graceMs);
+      await ended;
+      clearTimeout(timer);
+      await network?.end();
     },
-    pids: [child.pid],
   };
 }
 

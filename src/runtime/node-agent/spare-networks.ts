@@ -2,10 +2,8 @@
 // pipe pools) took 30-60 ms of a sandboxed pod's start, before anything of the pod could run, and
 // its CPU beside the pod's own. The node agent keeps one ready, made as a host user and with a
 // control-plane entrance of its own; the next sandboxed pod takes all three, and its bubblewrap
-// joins the namespaces (pod-sandbox.ts). The next one is made once that pod has ended, or
-// REFILL_DELAY_MS after it was taken, so that making it does not take CPU from the pod starting.
+// joins the namespaces (pod-sandbox.ts). It is kept as spare-keeper.ts keeps what is made ahead.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../../config/logger.js';
 import { joinNetworkCommand, networkHolderCommand, type PodNetworkSpec } from '../sandbox/pod-sandbox.js';
@@ -13,6 +11,8 @@ import { signalProcessGroup } from '../sandbox/process-group.js';
 import { trial } from '../sandbox/sandbox-support.js';
 import type { PodEntrance, PodEntrances } from './pod-entrance.js';
 import type { PodUids } from './pod-users.js';
+import { childrenOf } from './process-tree.js';
+import { SpareKeeper, type SpareMaker } from './spare-keeper.js';
 
 /** A pod network made ahead, with the host user and entrance it was made for. */
 export interface SpareNetwork extends NetworkMadeAhead {
@@ -47,88 +47,28 @@ export interface SpareNetworksOptions {
 
 /** Keeps the namespaces until its stdin closes; its line says pasta has configured the network. */
 const HOLDER = ['sh', '-c', 'echo ready && exec cat > /dev/null'];
-const REFILL_DELAY_MS = 1000;
 const READY_TIMEOUT_MS = 10_000;
 const END_TIMEOUT_MS = 2000;
-/** Failures in a row after which this node makes no more (logged once). */
-const MAX_FAILURES = 3;
 
-export class SpareNetworks {
-  #ready: SpareNetwork | undefined;
-  #making: Promise<void> | undefined;
-  #failures = 0;
-  #closed = false;
+/** Keeps one pod network ready (spare-keeper.ts). */
+export class SpareNetworks extends SpareKeeper<SpareNetwork> {
+  constructor(options: SpareNetworksOptions) {
+    super(new NetworkMaker(options));
+  }
+}
+
+/** Makes pod networks ahead, each as a host user and with an entrance of its own. */
+export class NetworkMaker implements SpareMaker<SpareNetwork> {
+  readonly what = 'pod networks';
+  readonly otherwise = 'each sandboxed pod starts its own pasta';
+  readonly log: Logger;
   #joinChecked = false;
 
-  constructor(private readonly options: SpareNetworksOptions) {}
-
-  start(): void {
-    this.#refill();
+  constructor(private readonly options: SpareNetworksOptions) {
+    this.log = options.log;
   }
 
-  /** The network made ahead, if one is ready: its user, entrance and processes are the caller's from now on. */
-  take(): SpareNetwork | undefined {
-    const spare = this.#ready;
-    if (!spare) return undefined;
-    this.#ready = undefined;
-    const timer = setTimeout(() => this.#refill(), REFILL_DELAY_MS);
-    timer.unref();
-    void spare.ended.then(() => {
-      clearTimeout(timer);
-      this.#refill();
-    });
-    return spare;
-  }
-
-  /** Ends the network waiting here and any being made, giving back their users and entrances. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#making;
-    const spare = this.#ready;
-    this.#ready = undefined;
-    if (spare) await this.#discard(spare);
-  }
-
-  #refill(): void {
-    if (this.#closed || this.#ready || this.#making || this.#failures >= MAX_FAILURES) return;
-    this.#making = this.#make().then(
-      async (spare) => {
-        this.#making = undefined;
-        if (this.#closed) return this.#discard(spare);
-        this.#failures = 0;
-        this.#ready = spare;
-        // One that ends while waiting (killed from outside) is given back, and another made.
-        void spare.ended.then(() => {
-          if (this.#ready !== spare) return;
-          this.#ready = undefined;
-          void this.#discard(spare);
-          this.#failed(new Error('its pasta exited while it waited'));
-        });
-      },
-      (err: unknown) => {
-        this.#making = undefined;
-        this.#failed(err as Error);
-      },
-    );
-  }
-
-  #failed(err: Error): void {
-    this.#failures++;
-    if (this.#failures >= MAX_FAILURES) {
-      this.options.log.warn({ err: err.message }, 'pod networks cannot be made ahead on this node; each sandboxed pod starts its own pasta');
-      return;
-    }
-    this.options.log.debug({ err: err.message }, 'could not make a pod network ahead; trying again');
-    setTimeout(() => this.#refill(), REFILL_DELAY_MS).unref();
-  }
-
-  async #discard(spare: SpareNetwork): Promise<void> {
-    await spare.end();
-    spare.entrance?.close();
-    if (spare.uid !== undefined) this.options.uids?.release(spare.uid);
-  }
-
-  async #make(): Promise<SpareNetwork> {
+  async make(): Promise<SpareNetwork> {
     const { entrances, uids, forwardPorts } = this.options;
     const uid = uids?.acquire();
     let entrance: PodEntrance | undefined;
@@ -148,6 +88,13 @@ export class SpareNetworks {
       if (uid !== undefined) uids?.release(uid);
       throw err;
     }
+  }
+
+  /** Ends it and gives back its user and entrance. */
+  async discard(spare: SpareNetwork): Promise<void> {
+    await spare.end();
+    spare.entrance?.close();
+    if (spare.uid !== undefined) this.options.uids?.release(spare.uid);
   }
 }
 
@@ -186,7 +133,8 @@ export function makeNetwork(spec: PodNetworkSpec, uid: number | undefined): Prom
     child.once('error', (err) => settle(err));
     void ended.then(() => settle(new Error(`pasta exited before its network was ready: ${stderr.trim() || '(no output)'}`)));
     createInterface({ input: child.stdout! }).once('line', () => {
-      const holderPid = onlyChildOf(child.pid!);
+      const children = childrenOf(child.pid!);
+      const holderPid = children.length === 1 ? children[0] : undefined;
       if (holderPid === undefined) {
         settle(new Error('the process holding the network could not be found'));
         return;
@@ -196,16 +144,6 @@ export function makeNetwork(spec: PodNetworkSpec, uid: number | undefined): Prom
       settle({ holderPid, pids: [child.pid!, holderPid], ended, end, kill });
     });
   });
-}
-
-/** The one child process of `pid` (the holder pasta started), from /proc. */
-function onlyChildOf(pid: number): number | undefined {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    return children.length === 1 ? Number(children[0]) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Closing the holder's stdin ends it, and pasta after it; killed when that takes too long. */

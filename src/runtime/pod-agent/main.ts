@@ -4,14 +4,27 @@
 // compiled inside that invocation, 3-4 ms of a warm one. The cost, about 60 ms of CPU and 14 MB,
 // falls before the member is ready. A cold pod's agent compiles as it goes: its start is on its
 // invocation's path, and it starts the processes its run waits on longest (head-start.ts) before it
-// imports the agent's code.
+// imports the agent's code. In a sandbox made ahead (never a pool member's), this process started
+// before its pod existed: it loads the agent's code and starts the code loader, then waits until
+// the launcher hands it the pod's environment (pod-handover.ts).
 import { setFlagsFromString } from 'node:v8';
 import { PodEnv } from '../../schemas/pod-env.js';
 import { ignoreInspectorSignal } from '../agent-common/inspector-signal.js';
+import { podHandover } from '../agent-common/pod-handover.js';
 
 ignoreInspectorSignal();
+const handover = podHandover();
+const prepared = handover && (await import('./head-start.js')).prepareAhead(process.env);
+if (handover && prepared) {
+  await import('./pod-agent.js');
+  await prepared.user.then(() => handover.prepared(), () => undefined);
+  await handover.handed;
+}
 const poolMember = process.env[PodEnv.poolMember] === '1';
-if (poolMember) setFlagsFromString('--no-lazy');
-const headStart = poolMember ? undefined : (await import('./head-start.js')).startColdPodAhead(process.env);
+if (poolMember) {
+  prepared?.discard();
+  setFlagsFromString('--no-lazy');
+}
+const headStart = poolMember ? undefined : (await import('./head-start.js')).startColdPodAhead(process.env, prepared);
 const { runPodAgent } = await import('./pod-agent.js');
 process.exit(await runPodAgent(process.env, { headStart }));

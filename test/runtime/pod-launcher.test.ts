@@ -1,7 +1,8 @@
 // The in-sandbox pod launcher, run as the node agent runs it (its stdin protocol), outside a
 // sandbox: a pod whose one container is this Node running an agent's script, when the node agent
 // says so, gets it run in the launcher's own process, as that container; anything else gets a
-// process per container.
+// process per container. Started ahead of its pod, it loads the agent's script at once and hands
+// the process to the pod whose request comes later.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { isLaunchResult, TERMINATE_LINE, type LaunchedContainer } from '../../src/runtime/node-agent/pod-launcher.js';
+import { AHEAD_OF_POD, isLaunchResult, PREPARED_LINE, TERMINATE_LINE, type LaunchedContainer } from '../../src/runtime/node-agent/pod-launcher.js';
 
 const LAUNCHER_MAIN = fileURLToPath(new URL('../../src/runtime/node-agent/pod-launcher-main.js', import.meta.url));
 
@@ -24,6 +25,17 @@ if (process.env.WAIT_FOR_TERM) {
 } else {
   process.exitCode = Number(process.env.EXIT_CODE ?? 0);
 }
+`;
+
+/** An agent's entry as it runs ahead of its pod: says what it sees, prepares, waits for the handover, then reports as REPORTING_SCRIPT. */
+const AHEAD_SCRIPT = `
+import { writeSync } from 'node:fs';
+const handover = globalThis[Symbol.for('browserfn.podHandover')];
+writeSync(1, JSON.stringify({ ahead: { pid: process.pid, env: { ...process.env } } }) + '\\n');
+handover.prepared();
+await handover.handed;
+writeSync(1, JSON.stringify({ pid: process.pid, cwd: process.cwd(), env: process.env, argv: process.argv.slice(2) }) + '\\n');
+process.exitCode = Number(process.env.EXIT_CODE ?? 0);
 `;
 
 interface Launched {
@@ -47,6 +59,7 @@ describe('pod launcher', function () {
     script = join(dir, 'report.mjs');
     writeFileSync(script, REPORTING_SCRIPT);
     writeFileSync(join(dir, 'throws.mjs'), "throw new Error('top-level failure');\n");
+    writeFileSync(join(dir, 'ahead.mjs'), AHEAD_SCRIPT);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -125,6 +138,76 @@ describe('pod launcher', function () {
     const withFlags = await launch([container('agent', { EXIT_CODE: '5' }, [process.execPath, '--no-warnings', script])]);
     assert.notEqual(withFlags.reports[0].pid, withFlags.launcherPid);
     assert.deepEqual(withFlags.result, { exitCodes: [5] });
+  });
+
+  /** A launcher ahead of its pod: lines as they come, and a way to wait for one. */
+  function launchAhead(aheadEnv: Record<string, string>) {
+    const child = spawn(process.execPath, [LAUNCHER_MAIN, AHEAD_OF_POD, join(dir, 'ahead.mjs'), JSON.stringify(aheadEnv)], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    child.stdin.on('error', () => undefined);
+    const lines: string[] = [];
+    let seen = () => {};
+    for (const stream of [child.stdout, child.stderr]) createInterface({ input: stream }).on('line', (line) => {
+      lines.push(line);
+      seen();
+    });
+    const lineMatching = (test: (line: string) => boolean) =>
+      new Promise<string>((resolve) => {
+        const look = () => {
+          const found = lines.find(test);
+          if (found) resolve(found);
+        };
+        const before = seen;
+        seen = () => {
+          before();
+          look();
+        };
+        look();
+      });
+    const closed = once(child, 'close') as Promise<[number | null]>;
+    return { child, lines, lineMatching, closed };
+  }
+
+  it('ahead of its pod: runs the agent script at once with the environment it was given, and hands the process to the pod that comes, as that container', async () => {
+    const ahead = launchAhead({ PREPARED_WITH: 'this' });
+    const early = JSON.parse(await ahead.lineMatching((line) => line.startsWith('{"ahead"'))) as { ahead: { pid: number; env: Record<string, string> } };
+    assert.equal(early.ahead.pid, ahead.child.pid, 'the script runs in the launcher\'s process');
+    assert.equal(early.ahead.env.PREPARED_WITH, 'this');
+    assert.equal(early.ahead.env.POD_TOKEN, undefined);
+    await ahead.lineMatching((line) => line === PREPARED_LINE);
+    assert.ok(!ahead.lines.some((line) => line.startsWith('{"pid"')), 'nothing runs as the pod before it comes');
+    ahead.child.stdin.write(`${JSON.stringify({ containers: [container('agent', { POD_TOKEN: 'secret', EXIT_CODE: '3' }, [process.execPath, join(dir, 'ahead.mjs'), 'one', 'two'])], inProcess: true })}\n`);
+    const [exitCode] = await ahead.closed;
+    const seen = JSON.parse(ahead.lines.find((line) => line.startsWith('{"pid"'))!) as Record<string, unknown>;
+    assert.equal(seen.pid, ahead.child.pid);
+    assert.equal(seen.cwd, dir);
+    assert.deepEqual(seen.env, { POD_TOKEN: 'secret', EXIT_CODE: '3' }, "the container's environment only, none it prepared with");
+    assert.deepEqual(seen.argv, ['one', 'two']);
+    assert.ok(ahead.lines.some((line) => isLaunchResult(parseJson(line)) && line === JSON.stringify({ exitCodes: [3] })), ahead.lines.join('\n'));
+    assert.equal(exitCode, 3);
+  });
+
+  it('ahead of its pod: refuses a pod that does not run that script in its process, which never gets the handover', async () => {
+    for (const [name, command, inProcess] of [
+      ['another script', [process.execPath, script], true],
+      ['not in process', [process.execPath, join(dir, 'ahead.mjs')], false],
+    ] as const) {
+      const ahead = launchAhead({});
+      await ahead.lineMatching((line) => line === PREPARED_LINE);
+      ahead.child.stdin.write(`${JSON.stringify({ containers: [container('agent', { POD_TOKEN: 'secret' }, [...command])], inProcess })}\n`);
+      const [exitCode] = await ahead.closed;
+      assert.equal(exitCode, 1, name);
+      assert.ok(ahead.lines.some((line) => line.includes('was handed another pod')), `${name}: ${ahead.lines.join('\n')}`);
+      assert.ok(!ahead.lines.some((line) => line.startsWith('{"pid"') || line.includes('secret')), `${name}: ${ahead.lines.join('\n')}`);
+    }
+  });
+
+  it('ahead of its pod: exits as its stdin closes before any pod came', async () => {
+    const ahead = launchAhead({});
+    await ahead.lineMatching((line) => line === PREPARED_LINE);
+    ahead.child.stdin.end();
+    const [exitCode] = await ahead.closed;
+    assert.equal(exitCode, 0);
+    assert.ok(!ahead.lines.some((line) => line.startsWith('{"pid"')));
   });
 
   it('tells its result line apart from a container log line that has an exitCodes field', () => {

@@ -17,6 +17,8 @@ export interface SpareMaker<T extends MadeAhead> {
   readonly what: string;
   /** What a pod does when none can be made, for the log line that says so. */
   readonly otherwise: string;
+  /** What the logs say of one made (its processes). */
+  describe(spare: T): Record<string, unknown>;
   log: Logger;
 }
 
@@ -68,6 +70,7 @@ export class SpareKeeper<T extends MadeAhead> {
         if (this.#closed) return this.maker.discard(spare);
         this.#failures = 0;
         this.#ready = spare;
+        this.maker.log.debug({ what: this.maker.what, ...this.maker.describe(spare) }, 'made ahead');
         // One that ends while waiting (killed from outside) is given back, and another made.
         void spare.ended.then(() => {
           if (this.#ready !== spare) return;

@@ -90,6 +90,10 @@ export class NetworkMaker implements SpareMaker<SpareNetwork> {
     }
   }
 
+  describe(spare: SpareNetwork): Record<string, unknown> {
+    return { pids: spare.pids };
+  }
+
   /** Ends it and gives back its user and entrance. */
   async discard(spare: SpareNetwork): Promise<void> {
     await spare.end();

@@ -148,6 +148,10 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
     }
   }
 
+  describe(spare: SpareSandbox): Record<string, unknown> {
+    return { pid: spare.sandbox.pid, dir: spare.dir };
+  }
+
   async discard(spare: SpareSandbox): Promise<void> {
     await spare.discard();
   }

@@ -3,7 +3,7 @@
 // the one made ahead for their shape, each serves one pod, nothing of a pod is in one before it is
 // taken, one killed while it waits is replaced, and none outlives the service.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { AHEAD_OF_POD } from '../../src/runtime/node-agent/pod-launcher.js';
 import { PodEnv } from '../../src/schemas/pod-env.js';
@@ -144,6 +144,13 @@ describe('sandboxes made ahead, turned off (BROWSERFN_SANDBOX_AHEAD=0)', functio
     assert.ok(podStarts(svc).every((start) => start.madeAhead !== 'sandbox'), JSON.stringify(podStarts(svc)));
     assert.deepEqual(madeAhead(svc), []);
     assert.deepEqual(aheadLaunchers(), []);
+    assert.deepEqual(aheadFolders(svc), []);
+  });
+
+  it('removes the folders of sandboxes a crashed server made ahead when it starts again', async () => {
+    const left = join(svc.dataDir, 'pods', '.ahead-12345-1');
+    mkdirSync(join(left, 'work'), { recursive: true });
+    await svc.restart();
     assert.deepEqual(aheadFolders(svc), []);
   });
 });

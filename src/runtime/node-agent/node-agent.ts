@@ -54,7 +54,7 @@ import { PodHostsFiles } from './pod-hosts-files.js';
 import { PodEnv } from '../../schemas/pod-env.js';
 import { NetworkMaker, type SpareNetwork } from './spare-networks.js';
 import { SpareKeeper } from './spare-keeper.js';
-import { placeArtifact, SANDBOX_ARTIFACT_FILE, SpareSandboxes, type SandboxShape, type SpareSandbox } from './spare-sandboxes.js';
+import { placeArtifact, removeSandboxesLeftAhead, SANDBOX_ARTIFACT_FILE, SpareSandboxes, type SandboxShape, type SpareSandbox } from './spare-sandboxes.js';
 import { inProcessScript, type LaunchedContainer } from './pod-launcher.js';
 
 export interface NodeAgentOptions {
@@ -164,6 +164,7 @@ export class NodeAgent {
     this.options.log.debug({ block: ids.block, podUids: ids.podUids, loopback: `127.${ids.loopbackOctet}.0.0/16` }, 'holding a block of host ids');
     await this.registration.start();
     const { sandbox, entrances, log } = this.options;
+    if (sandbox) await removeSandboxesLeftAhead(this.options.workDir);
     // Sandboxed pods with a network of their own join one made ahead when one is ready.
     if (sandbox?.network === 'pasta') {
       const networks = new NetworkMaker({

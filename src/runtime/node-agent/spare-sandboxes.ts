@@ -8,7 +8,7 @@
 // is in it before it is claimed: no token, no code, no browser. The next cold pod of that shape
 // takes it: its folder becomes the pod's folder, its processes join the pod's cgroups, and its
 // launcher becomes the pod's agent. It serves that pod alone and ends with it (spare-keeper.ts).
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
@@ -65,6 +65,8 @@ export interface SpareSandboxesOptions {
   log: Logger;
 }
 
+/** Its folder's name in the pods' folder: no pod's (theirs are `<namespace>_<name>_<uid>`). */
+const FOLDER_PREFIX = '.ahead-';
 const PREPARED_TIMEOUT_MS = 20_000;
 const DISCARD_GRACE_MS = 2000;
 
@@ -114,7 +116,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
     const { networks, workDir, codeMounts, forwardPorts, maxProcesses, launcher } = this.options;
     const { shmBytes, agentScript, env } = this.shape;
     const network = await networks.make();
-    const dir = join(workDir, `.ahead-${process.pid}-${++made}`);
+    const dir = join(workDir, `${FOLDER_PREFIX}${process.pid}-${++made}`);
     let sandbox: SandboxAhead | undefined;
     try {
       const mounts = [...codeMounts, ...this.#folders(dir, network.uid)];
@@ -192,6 +194,12 @@ function prepared(sandbox: SandboxAhead): Promise<void> {
       reject(new Error(`it exited before its agent had prepared: ${sandbox.output().trim().slice(-500) || '(no output)'}`));
     });
   });
+}
+
+/** Removes the folders of sandboxes made ahead in `workDir` by a server that stopped without closing them (a crash). */
+export async function removeSandboxesLeftAhead(workDir: string): Promise<void> {
+  const names = existsSync(workDir) ? readdirSync(workDir).filter((name) => name.startsWith(FOLDER_PREFIX)) : [];
+  await Promise.all(names.map((name) => rm(join(workDir, name), { recursive: true, force: true })));
 }
 
 /** The pod's artifact, put in the claimed sandbox's folder (a hard link to the node's cached copy, or a copy). */

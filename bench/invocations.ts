@@ -1,9 +1,10 @@
 // Invocation start-up, side by side in one run on the same machine: a bare Chromium launch to
 // CDP-ready (the baseline: the full browser, as the targets were set against it; and the build
-// sessions run, the headless shell by default, bare too), cold invocations (pools off), warm invocations (a ready pool member
+// sessions run, the headless shell by default, bare too), cold invocations (pools off; with a sandbox
+// made ahead, the default, and without), warm invocations (a ready pool member
 // claimed), where the time goes before the handler starts, the handler's CDP round trip to its
 // browser, 200 back-to-back invocations at concurrency N with and without a pool of N, and the
-// memory one idle pool member holds; warm invocations whose handler uses Playwright or Puppeteer, on
+// memory one idle pool member and one sandbox made ahead hold; warm invocations whose handler uses Playwright or Puppeteer, on
 // members that preloaded them; warm invocations of the same handler written for
 // @browserbasehq/sdk-functions; warm invocations with the embedded store syncing every write
 // (BROWSERFN_STORE_SYNC=full). Invocations use a handler that evaluates 1+1 in the page. Cold
@@ -25,6 +26,7 @@ import { startTestService, waitFor, type TestService } from '../test/support/ser
 import { writeProject } from '../test/support/projects.js';
 import { publish } from '../test/support/publish.js';
 import { processTreeOf } from '../test/support/processes.js';
+import { sandboxesMadeAhead, sandboxReadyAhead } from '../test/support/sandboxes-ahead.js';
 import { chromiumBuildOf, defaultChromiumPath } from '../src/config/chromium-build.js';
 
 /** The build sessions run, as the service picks it; the full browser the targets are measured against. */
@@ -272,13 +274,23 @@ async function earlierPodsGone(svc: TestService): Promise<void> {
 }
 
 /**
- * `RUNS` invocations one at a time (after one that warms the OS caches): warm ones each start on a
- * ready member of a settled pool, cold ones once the pod of the one before is gone.
+ * Before a cold invocation: no earlier pod left, and with sandboxes made ahead (the default), one
+ * ready, as it is for a cold invocation that does not follow another at once. The first cold pod of
+ * a service shows the node agent the shape to make them for, so none is waited for before it.
  */
-async function sequential(bench: Bench, warm: boolean, name = 'eval'): Promise<Timed[]> {
+async function coldReady(svc: TestService, sandboxAhead: boolean): Promise<void> {
+  await earlierPodsGone(svc);
+  if (sandboxAhead && sandboxesMadeAhead(svc).length > 0) await sandboxReadyAhead(svc);
+}
+
+/**
+ * `RUNS` invocations one at a time (after one that warms the OS caches), each once `ready` settles:
+ * warm ones on a ready member of a settled pool (poolReady), cold ones as coldReady says.
+ */
+async function sequential(bench: Bench, ready: (svc: TestService) => Promise<void>, name = 'eval'): Promise<Timed[]> {
   const runs: Timed[] = [];
   for (let i = 0; i < RUNS + 1; i += 1) {
-    await (warm ? poolReady(bench.svc) : earlierPodsGone(bench.svc));
+    await ready(bench.svc);
     const timed = await invokeTimed(bench, name);
     if (timed.results !== 2) throw new Error(`bench handler returned ${JSON.stringify(timed.results)}`);
     if (i > 0) runs.push(timed);
@@ -298,7 +310,7 @@ async function warmUnpolledRuns(bench: Bench): Promise<Unpolled[]> {
 
 /** Warm invocations of `eval`, polled by the client and then with nothing polling. */
 async function warmEvalRuns(bench: Bench): Promise<{ polled: Timed[]; unpolled: Unpolled[] }> {
-  const polled = await sequential(bench, true);
+  const polled = await sequential(bench, poolReady);
   return { polled, unpolled: await warmUnpolledRuns(bench) };
 }
 
@@ -323,7 +335,12 @@ async function idleMemberMemory(svc: TestService): Promise<{ rssMiB: number; pss
   const pods = await svc.service.cluster.resource<PodObject>(Kinds.Pod).list('default', { labelSelector: `${Labels.pool}=default,!${Labels.invocationName}` });
   const member = pods.items.find((pod) => pod.metadata.annotations?.['browserfn.dev/ready-at']);
   if (!member) throw new Error('no ready member to measure');
-  const tree = processTreeOf(new Set([sandboxPidOf(svc, member.metadata.name)]));
+  return treeMemory(new Set([sandboxPidOf(svc, member.metadata.name)]));
+}
+
+/** RSS and PSS of every process of the trees below `roots`. */
+function treeMemory(roots: ReadonlySet<number>): { rssMiB: number; pssMiB: number; processes: number } {
+  const tree = processTreeOf(roots);
   let rss = 0;
   let pss = 0;
   let processes = 0;
@@ -371,18 +388,26 @@ export async function runInvocationBench(): Promise<void> {
     sessionBuild.evaluatedMs.push(shell.evaluated);
   }
 
-  const { coldRuns, coldUnpolled, coldLoad } = await measureOn({ BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) }, EVAL_PROJECT, async (cold) => {
-    const coldRuns = await sequential(cold, false);
+  const coldEnv = { BROWSERFN_WARM_POOL_SIZE: '0', BROWSERFN_MAX_CONCURRENT_INVOCATIONS: String(POOL_N) };
+  const coldRunsOn = (sandboxAhead: boolean) => async (cold: Bench) => {
+    const ready = (svc: TestService) => coldReady(svc, sandboxAhead);
+    const coldRuns = await sequential(cold, ready);
     const coldUnpolled: Unpolled[] = [];
     for (let i = 0; i < RUNS; i += 1) {
-      await earlierPodsGone(cold.svc);
+      await ready(cold.svc);
       coldUnpolled.push(await invokeUnpolled(cold, 'eval'));
     }
-    return { coldRuns, coldUnpolled, coldLoad: await backToBack(cold, POOL_N) };
+    return { coldRuns, coldUnpolled };
+  };
+  const { coldRuns, coldUnpolled, coldLoad, aheadMemory } = await measureOn(coldEnv, EVAL_PROJECT, async (cold) => {
+    const runs = await coldRunsOn(true)(cold);
+    const ready = await sandboxReadyAhead(cold.svc);
+    return { ...runs, aheadMemory: treeMemory(new Set([ready.pid, ...ready.networkPids])), coldLoad: await backToBack(cold, POOL_N) };
   });
+  const nothingAhead = await measureOn({ ...coldEnv, BROWSERFN_SANDBOX_AHEAD: '0' }, EVAL_PROJECT, coldRunsOn(false));
 
   const { warmRuns, warmUnpolled, memory, rtt, warmLoad } = await measureOn(WARM_POOL_ENV, EVAL_PROJECT, async (warm) => {
-    const warmRuns = await sequential(warm, true);
+    const warmRuns = await sequential(warm, poolReady);
     const warmUnpolled = await warmUnpolledRuns(warm);
     await poolReady(warm.svc);
     const memory = await idleMemberMemory(warm.svc);
@@ -396,8 +421,8 @@ export async function runInvocationBench(): Promise<void> {
   const sdkFunctions = await measureOn(WARM_POOL_ENV, SDK_FUNCTIONS_PROJECT, warmEvalRuns);
 
   const { playwrightRuns, puppeteerRuns, driverMemory } = await measureOn(WARM_POOL_ENV, { 'index.ts': DRIVER_FUNCTIONS }, async (drivers) => {
-    const playwrightRuns = await sequential(drivers, true, 'playwright-eval');
-    const puppeteerRuns = await sequential(drivers, true, 'puppeteer-eval');
+    const playwrightRuns = await sequential(drivers, poolReady, 'playwright-eval');
+    const puppeteerRuns = await sequential(drivers, poolReady, 'puppeteer-eval');
     await poolReady(drivers.svc);
     return { playwrightRuns, puppeteerRuns, driverMemory: await idleMemberMemory(drivers.svc) };
   });
@@ -418,6 +443,8 @@ export async function runInvocationBench(): Promise<void> {
   row('cold invocation, pools off (invoke → COMPLETED)', [p(coldRuns, 'totalMs', 50), p(coldRuns, 'totalMs', 95), p(coldRuns, 'totalMs', 50) / bare]);
   row('cold invocation, nothing polling (invoke → COMPLETED stored)', [u(coldUnpolled, 'totalMs', 50), u(coldUnpolled, 'totalMs', 95), u(coldUnpolled, 'totalMs', 50) / bare]);
   row('cold invocation, nothing polling (accepted → COMPLETED stored)', [u(coldUnpolled, 'acceptedMs', 50), u(coldUnpolled, 'acceptedMs', 95), u(coldUnpolled, 'acceptedMs', 50) / bare]);
+  row('cold, nothing made ahead (SANDBOX_AHEAD=0; invoke → COMPLETED)', [p(nothingAhead.coldRuns, 'totalMs', 50), p(nothingAhead.coldRuns, 'totalMs', 95), p(nothingAhead.coldRuns, 'totalMs', 50) / bare]);
+  row('cold, nothing made ahead, nothing polling (from accepted)', [u(nothingAhead.coldUnpolled, 'acceptedMs', 50), u(nothingAhead.coldUnpolled, 'acceptedMs', 95), u(nothingAhead.coldUnpolled, 'acceptedMs', 50) / bare]);
   row('warm invocation, ready member (invoke → COMPLETED)', [p(warmRuns, 'totalMs', 50), p(warmRuns, 'totalMs', 95), p(warmRuns, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (invoke → COMPLETED stored)', [u(warmUnpolled, 'totalMs', 50), u(warmUnpolled, 'totalMs', 95), u(warmUnpolled, 'totalMs', 50) / bare]);
   row('warm invocation, nothing polling (accepted → COMPLETED stored)', [u(warmUnpolled, 'acceptedMs', 50), u(warmUnpolled, 'acceptedMs', 95), u(warmUnpolled, 'acceptedMs', 50) / bare]);
@@ -428,6 +455,7 @@ export async function runInvocationBench(): Promise<void> {
   row('warm invocation, Playwright handler (connectOverCDP, evaluate)', [p(playwrightRuns, 'totalMs', 50), p(playwrightRuns, 'totalMs', 95), p(playwrightRuns, 'totalMs', 50) / bare]);
   row('warm invocation, Puppeteer handler (connect, evaluate)', [p(puppeteerRuns, 'totalMs', 50), p(puppeteerRuns, 'totalMs', 95), p(puppeteerRuns, 'totalMs', 50) / bare]);
   row('handler start, cold (createdAt → handler has its event)', [p(coldRuns, 'handlerStartMs', 50), p(coldRuns, 'handlerStartMs', 95), '']);
+  row('handler start, cold, nothing made ahead', [p(nothingAhead.coldRuns, 'handlerStartMs', 50), p(nothingAhead.coldRuns, 'handlerStartMs', 95), '']);
   row('handler start, warm (createdAt → handler has its event)', [p(warmRuns, 'handlerStartMs', 50), p(warmRuns, 'handlerStartMs', 95), '']);
   row(`handler → browser CDP round trip (Runtime.evaluate, ${RTT_SAMPLES} samples)`, [rtt.p50, rtt.p95, '']);
   console.log(`\n${BACK_TO_BACK} back-to-back invocations, ${POOL_N} clients:`);
@@ -436,6 +464,7 @@ export async function runInvocationBench(): Promise<void> {
   row(`pool of ${POOL_N}`, [warmLoad.perSecond, warmLoad.p50, warmLoad.p95]);
   console.log(`\none idle pool member: ${memory.processes} processes, RSS ${memory.rssMiB.toFixed(0)} MiB (shared pages counted in each), PSS ${memory.pssMiB.toFixed(0)} MiB`);
   console.log(`one idle member preloading Playwright and Puppeteer: ${driverMemory.processes} processes, PSS ${driverMemory.pssMiB.toFixed(0)} MiB`);
+  console.log(`one sandbox made ahead (no browser; pools off or not, one per node): ${aheadMemory.processes} processes, PSS ${aheadMemory.pssMiB.toFixed(0)} MiB`);
   console.log(`targets: warm ≤ 0.1x bare, cold ≤ 1.3x bare, CDP round trip ≤ 1 ms (bare: the full Chromium, ${FULL_CHROMIUM})`);
   const floor = percentile(sessionBuild.evaluatedMs.length > 0 ? sessionBuild.evaluatedMs : evaluatedMs, 50);
   console.log(

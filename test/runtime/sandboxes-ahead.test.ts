@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { AHEAD_OF_POD } from '../../src/runtime/node-agent/pod-launcher.js';
 import { PodEnv } from '../../src/schemas/pod-env.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
 import { writeProject } from '../support/projects.js';
 import { invokeAndWait, publish } from '../support/publish.js';
-import { processTreeOf, type FoundProcess } from '../support/processes.js';
+import { processTreeOf } from '../support/processes.js';
+import { launcherWaitingBelow, sandboxesMadeAhead, sandboxReadyAhead } from '../support/sandboxes-ahead.js';
 
 const FUNCTIONS = `
 import { defineFn } from 'browserfn';
@@ -29,20 +29,6 @@ defineFn('evaluate', async (ctx) => {
 });
 `;
 
-/** This service's processes (they descend from this test process). */
-const ownProcesses = (): FoundProcess[] => processTreeOf(new Set([process.pid]));
-/** The launchers of sandboxes made ahead that no pod has taken (a taken one's command line is its pod's). */
-const aheadLaunchers = (): FoundProcess[] => ownProcesses().filter((p) => p.cmdline.includes(AHEAD_OF_POD));
-/** Each sandbox the node agent had ready, as its log says: its outermost process and its folder. */
-const madeAhead = (svc: TestService): { pid: number; dir: string }[] =>
-  svc.logLines.map((line) => JSON.parse(line) as { msg?: string; what?: string; pid: number; dir: string }).filter((entry) => entry.msg === 'made ahead' && entry.what === 'pod sandboxes');
-/** The sandbox made ahead that is ready now (none taken it), other than `not`: its launcher and folder. */
-const readyNow = (svc: TestService, not?: number): Promise<{ launcher: FoundProcess; dir: string }> =>
-  waitFor('a sandbox made ahead, ready', async () => {
-    const last = madeAhead(svc).at(-1);
-    const launcher = last && processTreeOf(new Set([last.pid])).find((p) => p.cmdline.includes(AHEAD_OF_POD));
-    return last && launcher && launcher.pid !== not ? { launcher, dir: last.dir } : undefined;
-  }, 60_000);
 const aheadFolders = (svc: TestService): string[] => readdirSync(join(svc.dataDir, 'pods')).filter((name) => name.startsWith('.ahead-'));
 /** What the node agent logged of each pod it started: what it took of what was made ahead. */
 const podStarts = (svc: TestService): { pod: string; madeAhead?: string }[] =>
@@ -69,14 +55,14 @@ describe('sandboxes made ahead for cold browser pods', function () {
     const first = await invokeAndWait(svc, functionId, {});
     assert.equal(first.status, 'COMPLETED', JSON.stringify(first.cause));
     assert.notEqual(podStarts(svc).at(-1)?.madeAhead, 'sandbox', 'none is made before a cold pod has shown its shape');
-    const { launcher: waiting } = await readyNow(svc);
+    const { launcher: waiting } = await sandboxReadyAhead(svc);
     const second = await invokeAndWait(svc, functionId, {});
     assert.equal(second.status, 'COMPLETED', JSON.stringify(second.cause));
     assert.deepEqual((second.results as { value: number }).value, 2);
     assert.equal(podStarts(svc).at(-1)?.madeAhead, 'sandbox', JSON.stringify(podStarts(svc)));
     // It ended with its pod, and a new one (another process) waits for the next.
     await waitFor('the sandbox that served to end', async () => (existsSync(`/proc/${waiting.pid}`) ? undefined : true), 30_000);
-    const { launcher: next } = await readyNow(svc, waiting.pid);
+    const { launcher: next } = await sandboxReadyAhead(svc, waiting.pid);
     assert.notEqual(next.pid, waiting.pid);
     const third = await invokeAndWait(svc, functionId, {});
     assert.equal(third.status, 'COMPLETED', JSON.stringify(third.cause));
@@ -84,7 +70,7 @@ describe('sandboxes made ahead for cold browser pods', function () {
   });
 
   it('holds nothing of a pod before it is taken: no token or setting of a pod in its processes, no code in its folder', async () => {
-    const { launcher, dir } = await readyNow(svc);
+    const { launcher, dir } = await sandboxReadyAhead(svc);
     const processes = processTreeOf(new Set([launcher.pid]));
     assert.ok(processes.some((p) => p.cmdline.includes('code-loader')), 'its code loader runs');
     for (const { pid, cmdline } of processes) {
@@ -103,9 +89,9 @@ describe('sandboxes made ahead for cold browser pods', function () {
   });
 
   it('one killed while it waits is replaced, and the next cold invocation completes', async () => {
-    const { launcher } = await readyNow(svc);
+    const { launcher } = await sandboxReadyAhead(svc);
     process.kill(launcher.pid, 'SIGKILL');
-    const { launcher: replacement } = await readyNow(svc, launcher.pid);
+    const { launcher: replacement } = await sandboxReadyAhead(svc, launcher.pid);
     assert.notEqual(replacement.pid, launcher.pid);
     const done = await invokeAndWait(svc, functionId, {});
     assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
@@ -113,7 +99,7 @@ describe('sandboxes made ahead for cold browser pods', function () {
   });
 
   it('none outlives the service: its processes and folder are gone once the service has stopped', async () => {
-    const { launcher } = await readyNow(svc);
+    const { launcher } = await sandboxReadyAhead(svc);
     const processes = processTreeOf(new Set([launcher.pid]));
     serviceStopped = true;
     await svc.service.stop();
@@ -142,8 +128,8 @@ describe('sandboxes made ahead, turned off (BROWSERFN_SANDBOX_AHEAD=0)', functio
       assert.equal(done.status, 'COMPLETED', JSON.stringify(done.cause));
     }
     assert.ok(podStarts(svc).every((start) => start.madeAhead !== 'sandbox'), JSON.stringify(podStarts(svc)));
-    assert.deepEqual(madeAhead(svc), []);
-    assert.deepEqual(aheadLaunchers(), []);
+    assert.deepEqual(sandboxesMadeAhead(svc), []);
+    assert.equal(launcherWaitingBelow(new Set([process.pid])), undefined);
     assert.deepEqual(aheadFolders(svc), []);
   });
 

@@ -43,6 +43,8 @@ export interface SpareSandbox extends MadeAhead {
   readonly uid?: number;
   readonly entrance?: PodEntrance;
   readonly sandbox: SandboxAhead;
+  /** Its network's processes (pasta, the holder). */
+  readonly networkPids: number[];
   /** Its processes on the host now (the network's, the sandbox's and all they started), which join the pod's cgroups. */
   processes(): number[];
   /** Ends it and its network (its user and entrance stay the taker's to give back). */
@@ -137,6 +139,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
         uid: network.uid,
         entrance: network.entrance,
         sandbox: made,
+        networkPids: network.pids,
         ended: made.ended,
         processes: () => [...network.pids, ...processTree(made.pid)],
         end: () => made.discard(DISCARD_GRACE_MS),
@@ -151,7 +154,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
   }
 
   describe(spare: SpareSandbox): Record<string, unknown> {
-    return { pid: spare.sandbox.pid, dir: spare.dir };
+    return { pid: spare.sandbox.pid, networkPids: spare.networkPids, dir: spare.dir };
   }
 
   async discard(spare: SpareSandbox): Promise<void> {

@@ -3,7 +3,7 @@
 // the one made ahead for their shape, each serves one pod, nothing of a pod is in one before it is
 // taken, one killed while it waits is replaced, and none outlives the service.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { PodEnv } from '../../src/schemas/pod-env.js';
 import { startTestService, waitFor, type TestService } from '../support/service.js';
@@ -67,6 +67,15 @@ describe('sandboxes made ahead for cold browser pods', function () {
     const third = await invokeAndWait(svc, functionId, {});
     assert.equal(third.status, 'COMPLETED', JSON.stringify(third.cause));
     assert.equal(podStarts(svc).at(-1)?.madeAhead, 'sandbox');
+    // The pods had the cached artifact as a link into their folder: it is still the server's, and unchanged in mode.
+    const cache = join(svc.dataDir, 'artifact-cache');
+    const cached = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    assert.ok(cached.length > 0, 'the artifact is cached');
+    for (const entry of cached) {
+      const { uid, mode } = statSync(join(entry.parentPath ?? entry.path, entry.name));
+      assert.equal(uid, process.getuid!(), `${entry.name} is owned by the server`);
+      assert.equal(mode & 0o022, 0, `${entry.name} is writable by others`);
+    }
   });
 
   it('holds nothing of a pod before it is taken: no token or setting of a pod in its processes, no code in its folder', async () => {

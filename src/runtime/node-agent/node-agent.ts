@@ -343,6 +343,7 @@ export class NodeAgent {
         const hostPorts = local.entrance && this.options.entrances ? { [this.options.entrances.port]: local.entrance.port } : undefined;
         const joined = spare && this.joinedCgroups(spare, procsFiles, key) ? spare : undefined;
         if (joined && 'sandbox' in joined) {
+          // After the folder was given to the pod's user (chownTree above): the link shares the cached file, which stays the agent's.
           if (artifact) placeArtifact(dir, artifact);
           local.processes = joined.sandbox.launch(this.sandboxedContainers(pod, containerEnvs, sandbox, podEnv), true, keep);
         } else {

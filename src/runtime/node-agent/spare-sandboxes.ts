@@ -69,6 +69,8 @@ export interface SpareSandboxesOptions {
 
 /** Its folder's name in the pods' folder: no pod's (theirs are `<namespace>_<name>_<uid>`). */
 const FOLDER_PREFIX = '.ahead-';
+/** After the pod that named a shape, before the first sandbox of that shape is made. */
+const FIRST_DELAY_MS = 1000;
 const PREPARED_TIMEOUT_MS = 20_000;
 const DISCARD_GRACE_MS = 2000;
 
@@ -89,7 +91,7 @@ export class SpareSandboxes {
     this.#shape = key;
     this.#keeper = new SpareKeeper(new SandboxMaker(shape, this.options));
     // Not beside the pod that named the shape, which is starting now.
-    this.#keeper.start(SandboxMaker.FIRST_DELAY_MS);
+    this.#keeper.start(FIRST_DELAY_MS);
     return undefined;
   }
 
@@ -99,10 +101,10 @@ export class SpareSandboxes {
   }
 }
 
-let made = 0;
+/** Sandboxes this process has made ahead, which name their folders. */
+let sandboxesMade = 0;
 
 class SandboxMaker implements SpareMaker<SpareSandbox> {
-  static readonly FIRST_DELAY_MS = 1000;
   readonly what = 'pod sandboxes';
   readonly otherwise = 'each cold pod starts its own';
   readonly log: Logger;
@@ -118,7 +120,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
     const { networks, workDir, codeMounts, forwardPorts, maxProcesses, launcher } = this.options;
     const { shmBytes, agentScript, env } = this.shape;
     const network = await networks.make();
-    const dir = join(workDir, `${FOLDER_PREFIX}${process.pid}-${++made}`);
+    const dir = join(workDir, `${FOLDER_PREFIX}${process.pid}-${++sandboxesMade}`);
     let sandbox: SandboxAhead | undefined;
     try {
       const mounts = [...codeMounts, ...this.#folders(dir, network.uid)];
@@ -132,7 +134,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
         },
         { PATH: process.env.PATH ?? '/usr/bin:/bin' },
       );
-      await prepared(sandbox);
+      await untilPrepared(sandbox);
       const made = sandbox;
       return {
         dir,
@@ -185,7 +187,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
 }
 
 /** Settles once the sandbox's agent has prepared; fails when the sandbox ends first or takes too long. */
-function prepared(sandbox: SandboxAhead): Promise<void> {
+function untilPrepared(sandbox: SandboxAhead): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`its agent did not prepare within ${PREPARED_TIMEOUT_MS} ms`)), PREPARED_TIMEOUT_MS);
     void sandbox.prepared.then(() => {

@@ -131,7 +131,7 @@ const SANDBOX_NPM_CACHE = '/npm-cache';
 const HOST_IDS_MEMO = '.host-ids-block';
 const LAUNCHER_MAIN = fileURLToPath(new URL('./pod-launcher-main.js', import.meta.url));
 /** What of a pod's environment its agent prepares with in a sandbox made ahead (pod-handover.ts); a pod takes one made with the same. */
-const AHEAD_ENV = ['PATH', 'TZ', PodEnv.podDir, 'BROWSERFN_RUNTIME_MODULES'];
+const AHEAD_ENV = ['PATH', 'TZ', 'NODE_ENV', PodEnv.podDir, 'BROWSERFN_RUNTIME_MODULES'];
 
 export class NodeAgent {
   private readonly pods: Informer<PodObject>;

@@ -70,8 +70,8 @@ export function startSandboxedPod(containers: LaunchedContainer[], options: Sand
   return sandbox.launch(containers, options.inProcess, onOutput);
 }
 
-/** A sandbox whose launcher runs before its pod exists (spare-sandboxes.ts): its launcher's arguments say what it prepares. */
-export interface SandboxAhead {
+/** A sandbox whose launcher runs and waits for its pod's containers: at once (startSandboxedPod), or from before its pod existed (spare-sandboxes.ts). */
+export interface StartedSandbox {
   /** The sandbox's outermost process on the host. */
   readonly pid: number;
   /** Settles once the sandbox has exited. */
@@ -87,7 +87,7 @@ export interface SandboxAhead {
 }
 
 /** Starts the sandbox around its launcher with `env`; the pod comes with launch(). */
-export function spawnSandbox(options: SandboxedPodOptions, env: Record<string, string>): SandboxAhead {
+export function spawnSandbox(options: SandboxedPodOptions, env: Record<string, string>): StartedSandbox {
   const { uid, gid, enter, network } = options;
   const [sandboxFile, sandboxArgs] = sandboxCommand({ ...options.sandbox, joinNetworkOf: network?.holderPid, command: options.launcher });
   const user = uid !== undefined ? { uid, gid: gid ?? uid } : undefined;

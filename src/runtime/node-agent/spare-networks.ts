@@ -12,7 +12,7 @@ import { trial } from '../sandbox/sandbox-support.js';
 import type { PodEntrance, PodEntrances } from './pod-entrance.js';
 import type { PodUids } from './pod-users.js';
 import { childrenOf } from './process-tree.js';
-import { SpareKeeper, type SpareMaker } from './spare-keeper.js';
+import type { SpareMaker } from './spare-keeper.js';
 
 /** A pod network made ahead, with the host user and entrance it was made for. */
 export interface SpareNetwork extends NetworkMadeAhead {
@@ -49,13 +49,6 @@ export interface SpareNetworksOptions {
 const HOLDER = ['sh', '-c', 'echo ready && exec cat > /dev/null'];
 const READY_TIMEOUT_MS = 10_000;
 const END_TIMEOUT_MS = 2000;
-
-/** Keeps one pod network ready (spare-keeper.ts). */
-export class SpareNetworks extends SpareKeeper<SpareNetwork> {
-  constructor(options: SpareNetworksOptions) {
-    super(new NetworkMaker(options));
-  }
-}
 
 /** Makes pod networks ahead, each as a host user and with an entrance of its own. */
 export class NetworkMaker implements SpareMaker<SpareNetwork> {

@@ -16,7 +16,7 @@ import type { SandboxMount } from '../sandbox/pod-sandbox.js';
 import { chownTree } from './pod-users.js';
 import type { PodEntrance } from './pod-entrance.js';
 import { AHEAD_OF_POD } from './pod-launcher.js';
-import { spawnSandbox, type SandboxAhead } from './pod-processes.js';
+import { spawnSandbox, type StartedSandbox } from './pod-processes.js';
 import { processTree } from './process-tree.js';
 import { SpareKeeper, type MadeAhead, type SpareMaker } from './spare-keeper.js';
 import type { NetworkMaker, SpareNetwork } from './spare-networks.js';
@@ -42,7 +42,7 @@ export interface SpareSandbox extends MadeAhead {
   /** The host user it runs as (root agents only), and the network's entrance to the control plane. */
   readonly uid?: number;
   readonly entrance?: PodEntrance;
-  readonly sandbox: SandboxAhead;
+  readonly sandbox: StartedSandbox;
   /** Its network's processes (pasta, the holder). */
   readonly networkPids: number[];
   /** Its processes on the host now (the network's, the sandbox's and all they started), which join the pod's cgroups. */
@@ -121,7 +121,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
     const { shmBytes, agentScript, env } = this.shape;
     const network = await networks.make();
     const dir = join(workDir, `${FOLDER_PREFIX}${process.pid}-${++sandboxesMade}`);
-    let sandbox: SandboxAhead | undefined;
+    let sandbox: StartedSandbox | undefined;
     try {
       const mounts = [...codeMounts, ...this.#folders(dir, network.uid)];
       sandbox = spawnSandbox(
@@ -179,7 +179,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
     return mounts;
   }
 
-  async #end(sandbox: SandboxAhead, network: SpareNetwork, dir: string): Promise<void> {
+  async #end(sandbox: StartedSandbox, network: SpareNetwork, dir: string): Promise<void> {
     await sandbox.discard(DISCARD_GRACE_MS);
     await this.options.networks.discard(network);
     await rm(dir, { recursive: true, force: true });
@@ -187,7 +187,7 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
 }
 
 /** Settles once the sandbox's agent has prepared; fails when the sandbox ends first or takes too long. */
-function untilPrepared(sandbox: SandboxAhead): Promise<void> {
+function untilPrepared(sandbox: StartedSandbox): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`its agent did not prepare within ${PREPARED_TIMEOUT_MS} ms`)), PREPARED_TIMEOUT_MS);
     void sandbox.prepared.then(() => {

@@ -66,8 +66,8 @@ export function startColdPodAhead(env: NodeJS.ProcessEnv, prepared?: PreparedAhe
 
 /**
  * What a sandbox made ahead starts before its pod exists (node-agent/spare-sandboxes.ts): the
- * runtime API and the code loader, which loads the runtime packages and then waits for its bundle.
- * Neither holds anything of a pod: no token, no code, no browser.
+ * runtime API and a cold pod's code loader, whose Node waits for its bundle. Neither holds anything
+ * of a pod: no token, no code, no browser.
  */
 export interface PreparedAhead {
   layout: PodLayout;
@@ -89,7 +89,9 @@ interface CodeLoaderStart {
 
 /** Starts the runtime API and a cold pod's code loader from the environment a sandbox made ahead is given (its pod's folder, the runtime modules, PATH, TZ). */
 export function prepareAhead(env: NodeJS.ProcessEnv): PreparedAhead {
-  const startedWith: CodeLoaderStart = { podDir: resolve(env[PodEnv.podDir] ?? '/work'), runtimeModulesDir: runtimeModulesDirOf(env), path: env.PATH, tz: env.TZ };
+  const podDir = env[PodEnv.podDir];
+  if (!podDir) throw new Error(`a sandbox made ahead is given its pods' folder (${PodEnv.podDir})`);
+  const startedWith: CodeLoaderStart = { podDir: resolve(podDir), runtimeModulesDir: runtimeModulesDirOf(env), path: env.PATH, tz: env.TZ };
   const layout = makeLayout(startedWith.podDir);
   const api = new RuntimeApiServer();
   const loader = { ...startedWith, poolMember: false, preload: [] };

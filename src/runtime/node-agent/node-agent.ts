@@ -392,7 +392,7 @@ export class NodeAgent {
         if (podIP) this.claimed.addresses.release(podIP);
         // Before anything is killed: processes waiting at the limit are the sign on cgroup v1, and leave with their kill.
         if (local.memory?.outOfMemory()) local.outOfMemory = true;
-        killProcessesUnder(dir);
+        killLeftovers(local);
         await removeFolder(dir);
         if (uid !== undefined) this.claimed.uids.release(uid);
         await this.releaseCgroups(local, key);
@@ -532,6 +532,8 @@ export class NodeAgent {
       return true;
     } catch (err) {
       this.options.log.warn({ pod: key, err: (err as Error).message }, 'could not move what was made ahead into the pod\'s cgroups; the pod starts its own');
+      // At once: a sandbox's folder is the pod's now, which the pod's own sandbox binds next.
+      if ('sandbox' in spare) spare.sandbox.kill();
       void spare.end();
       return false;
     }
@@ -629,7 +631,7 @@ export class NodeAgent {
     await local.exited;
     clearTimeout(timer);
     local.processes?.kill();
-    killProcessesUnder(local.dir);
+    killLeftovers(local);
     // A stopping agent leaves no pod folder behind for the next start to find.
     await local.cleanedUp;
   }
@@ -658,6 +660,16 @@ export class NodeAgent {
 }
 
 type PodVolume = SandboxShape['volumes'][number];
+
+/**
+ * Kills whatever of the pod still runs, found by its folder: a sandbox made ahead's bwrap names the
+ * folder it was made with, which became the pod's (the pod's processes end with its process group
+ * and PID namespace; this is the net below them).
+ */
+function killLeftovers(local: LocalPod): void {
+  killProcessesUnder(local.dir);
+  if (local.spare && 'sandbox' in local.spare) killProcessesUnder(local.spare.dir);
+}
 
 /** What the pod took of what was made ahead, for the logs. */
 function madeAhead(spare: LocalPod['spare']): 'sandbox' | 'network' | undefined {

@@ -84,6 +84,8 @@ export interface StartedSandbox {
   launch(containers: LaunchedContainer[], inProcess: boolean | undefined, onOutput: OnOutput): PodProcesses;
   /** Ends it unused: its launcher exits as its stdin closes, and everything is killed after `graceMs`. */
   discard(graceMs: number): Promise<void>;
+  /** SIGKILL to everything of it, its network too. */
+  kill(): void;
 }
 
 /** Starts the sandbox around its launcher with `env`; the pod comes with launch(). */
@@ -136,6 +138,7 @@ export function spawnSandbox(options: SandboxedPodOptions, env: Record<string, s
         pids: [child.pid],
       };
     },
+    kill,
     async discard(graceMs) {
       child.stdin?.end();
       const timer = setTimeout(kill, graceMs);

@@ -2,7 +2,7 @@
 // and two Node starts on its path before its browser and code could run: the launcher's (with the
 // agent's code, about 40 ms of import) and the code loader's (about 50 ms idle, 125 ms beside a
 // starting browser). The node agent keeps one sandbox ready in a network made ahead, for the shape
-// of the last cold browser pod it ran: a folder of its own at each of that pod's mount paths, an
+// its cold browser pods have (chooseShape): a folder of its own at each of that pod's mount paths, an
 // /etc/hosts and an /artifact folder it fills once claimed, and a launcher that has loaded the
 // agent, whose code loader waits for a bundle (pod-launcher.ts, pod-handover.ts). Nothing of a pod
 // is in it before it is claimed: no token, no code, no browser. The next cold pod of that shape
@@ -10,6 +10,7 @@
 // launcher becomes the pod's agent. It serves that pod alone and ends with it (spare-keeper.ts).
 import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from '../../config/logger.js';
 import type { SandboxMount } from '../sandbox/pod-sandbox.js';
@@ -67,28 +68,46 @@ export interface SpareSandboxesOptions {
   log: Logger;
 }
 
-/** Its folder's name in the pods' folder: no pod's (theirs are `<namespace>_<name>_<uid>`). */
+/** How its folder's name in the pods' folder starts: no pod's does (theirs are `<namespace>_<name>_<uid>`). */
 const FOLDER_PREFIX = '.ahead-';
 /** After the pod that named a shape, before the first sandbox of that shape is made. */
 const FIRST_DELAY_MS = 1000;
 const PREPARED_TIMEOUT_MS = 20_000;
 const DISCARD_GRACE_MS = 2000;
 
-/** Keeps one sandbox ready for the shape of the last cold browser pod. */
+/** The shape sandboxes are made for, and another that the last cold pod had. */
+export interface ShapeChoice {
+  shape?: string;
+  contender?: string;
+}
+
+/**
+ * The shape to make sandboxes for after a cold pod of shape `seen`: the first one's, then another
+ * once two cold pods in a row have had it. So pods that alternate between two shapes (two memory
+ * limits) leave the sandboxes of the one first seen to its pods, rather than have each one made and
+ * thrown away unused.
+ */
+export function chooseShape(choice: ShapeChoice, seen: string): ShapeChoice {
+  if (choice.shape === undefined || seen === choice.shape || seen === choice.contender) return { shape: seen };
+  return { shape: choice.shape, contender: seen };
+}
+
+/** Keeps one sandbox ready for the shape cold browser pods have (chooseShape). */
 export class SpareSandboxes {
-  #shape: string | undefined;
+  #choice: ShapeChoice = {};
   #keeper: SpareKeeper<SpareSandbox> | undefined;
   #closed = false;
 
   constructor(private readonly options: SpareSandboxesOptions) {}
 
-  /** The sandbox made ahead for `shape`, if one is ready; else none, and sandboxes are made for `shape` from now on. */
+  /** The sandbox made ahead for `shape`, if one is ready; else none (and sandboxes may be made for `shape` from now on). */
   take(shape: SandboxShape): SpareSandbox | undefined {
     const key = JSON.stringify(shape);
-    if (key === this.#shape) return this.#keeper?.take();
-    if (this.#closed) return undefined;
+    const before = this.#choice.shape;
+    this.#choice = chooseShape(this.#choice, key);
+    if (key === before) return this.#keeper?.take();
+    if (this.#closed || this.#choice.shape === before) return undefined;
     void this.#keeper?.close();
-    this.#shape = key;
     this.#keeper = new SpareKeeper(new SandboxMaker(shape, this.options));
     // Not beside the pod that named the shape, which is starting now.
     this.#keeper.start(FIRST_DELAY_MS);
@@ -120,7 +139,8 @@ class SandboxMaker implements SpareMaker<SpareSandbox> {
     const { networks, workDir, codeMounts, forwardPorts, maxProcesses, launcher } = this.options;
     const { shmBytes, agentScript, env } = this.shape;
     const network = await networks.make();
-    const dir = join(workDir, `${FOLDER_PREFIX}${process.pid}-${++sandboxesMade}`);
+    // Never a prefix of another's name (killProcessesUnder looks for it in command lines): n is followed by a dash.
+    const dir = join(workDir, `${FOLDER_PREFIX}${process.pid}-${++sandboxesMade}-${randomBytes(4).toString('hex')}`);
     let sandbox: StartedSandbox | undefined;
     try {
       const mounts = [...codeMounts, ...this.#folders(dir, network.uid)];

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { sandboxCommand, type PodSandboxSpec } from '../sandbox/pod-sandbox.js';
-import { signalProcessGroup } from '../sandbox/process-group.js';
+import { endByClosingStdin, signalProcessGroup } from '../sandbox/process-group.js';
 import { isLaunchResult, PREPARED_LINE, TERMINATE_LINE, type LaunchedContainer, type LaunchRequest, type LaunchResult } from './pod-launcher.js';
 
 export interface PodProcesses {
@@ -140,10 +140,7 @@ export function spawnSandbox(options: SandboxedPodOptions, env: Record<string, s
     },
     kill,
     async discard(graceMs) {
-      child.stdin?.end();
-      const timer = setTimeout(kill, graceMs);
-      await ended;
-      clearTimeout(timer);
+      await endByClosingStdin(child, ended, kill, graceMs);
       await network?.end();
     },
   };

@@ -3,11 +3,11 @@
 // its CPU beside the pod's own. The node agent keeps one ready, made as a host user and with a
 // control-plane entrance of its own; the next sandboxed pod takes all three, and its bubblewrap
 // joins the namespaces (pod-sandbox.ts). It is kept as spare-keeper.ts keeps what is made ahead.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../../config/logger.js';
 import { joinNetworkCommand, networkHolderCommand, type PodNetworkSpec } from '../sandbox/pod-sandbox.js';
-import { signalProcessGroup } from '../sandbox/process-group.js';
+import { endByClosingStdin, signalProcessGroup } from '../sandbox/process-group.js';
 import { trial } from '../sandbox/sandbox-support.js';
 import type { PodEntrance, PodEntrances } from './pod-entrance.js';
 import type { PodUids } from './pod-users.js';
@@ -137,18 +137,11 @@ export function makeNetwork(spec: PodNetworkSpec, uid: number | undefined): Prom
         return;
       }
       let ending: Promise<void> | undefined;
-      const end = () => (ending ??= endHolder(child, ended, kill));
+      // Closing the holder's stdin ends it, and pasta after it.
+      const end = () => (ending ??= endByClosingStdin(child, ended, kill, END_TIMEOUT_MS));
       settle({ holderPid, pids: [child.pid!, holderPid], ended, end, kill });
     });
   });
-}
-
-/** Closing the holder's stdin ends it, and pasta after it; killed when that takes too long. */
-async function endHolder(child: ChildProcess, ended: Promise<void>, kill: () => void): Promise<void> {
-  child.stdin?.end();
-  const timer = setTimeout(kill, END_TIMEOUT_MS);
-  await ended;
-  clearTimeout(timer);
 }
 
 /** Whether a process of `uid` can join the network as pods will (nsenter present, the user namespace its own). */

@@ -60,6 +60,17 @@ export async function killProcessGroup(child: ChildProcess): Promise<void> {
 
 const GROUP_EXIT_WAIT_MS = 5000;
 
+/**
+ * Asks a child that ends when its stdin closes to end (a sandbox's launcher, a network's holder);
+ * `kill` once that takes longer than `graceMs`. Settles once it has ended.
+ */
+export async function endByClosingStdin(child: ChildProcess, ended: Promise<void>, kill: () => void, graceMs: number): Promise<void> {
+  child.stdin?.end();
+  const timer = setTimeout(kill, graceMs);
+  await ended;
+  clearTimeout(timer);
+}
+
 /** Running (not zombie) members of a process group, from /proc; empty where /proc is absent. */
 export function groupMembers(pgid: number): number[] {
   let entries: string[];
